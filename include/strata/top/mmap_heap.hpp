@@ -1,0 +1,71 @@
+// MmapHeap: every object is its own anonymous mapping, returned to the system on free.
+//
+// The first 16 bytes of the mapping hold the shared header word (usable size | mapped
+// flag), so the heap needs no table to find a mapping's length, and routers can recognise
+// its objects. Cost: one mmap and one munmap system call per object.
+#pragma once
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstddef>
+
+#include "strata/detail/align.hpp"
+#include "strata/detail/header.hpp"
+#include "strata/top/memory_account.hpp"
+
+namespace strata {
+
+namespace detail {
+inline std::size_t page_size() noexcept {
+  static const std::size_t size = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  return size;
+}
+}  // namespace detail
+
+class MmapHeap : public AccountedTop {
+ public:
+  static constexpr std::size_t Alignment = 16;
+  static constexpr std::size_t HeaderSize = 16;
+
+  MmapHeap() = default;
+  MmapHeap(const MmapHeap&) = delete;
+  MmapHeap& operator=(const MmapHeap&) = delete;
+
+  void* malloc(std::size_t n) noexcept {
+    std::size_t len;
+    if (!detail::checked_add(n, HeaderSize, len) ||
+        !detail::checked_align_up(len, detail::page_size(), len)) {
+      errno = ENOMEM;
+      return nullptr;
+    }
+    void* base = ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base == MAP_FAILED) {
+      errno = ENOMEM;
+      return nullptr;
+    }
+    charge(len);
+    void* p = detail::bytes(base) + HeaderSize;
+    detail::header_word(p) = (len - HeaderSize) | detail::kFlagMmapped;
+    return p;
+  }
+
+  void free(void* p) noexcept {
+    if (p == nullptr) return;
+    const std::size_t len = getSize(p) + HeaderSize;
+    refund(len);
+    ::munmap(detail::bytes(p) - HeaderSize, len);
+  }
+
+  static std::size_t getSize(void* p) noexcept {
+    return p ? detail::header_word(p) & ~detail::kFlagMask : 0;
+  }
+
+  // True when p carries MmapHeap's header; valid for objects of heaps that share the
+  // header word (SizeHeap, CoalesceableHeap, MmapHeap).
+  static bool isMapped(void* p) noexcept {
+    return (detail::header_word(p) & detail::kFlagMmapped) != 0;
+  }
+};
+
+}  // namespace strata

@@ -1,0 +1,93 @@
+// SbrkHeap: contiguous growth, like the program break, emulated over a reserved range of
+// address space so the real break is never moved (glibc and others own it).
+//
+// malloc bumps the break: an add, a compare and (rarely) an mprotect to commit more of the
+// reservation. free does nothing; as with sbrk, memory comes back only all at once, through
+// clear() or the destructor. Consecutive mallocs are adjacent, which CoalesceableHeap uses
+// to merge blocks across top-heap requests.
+#pragma once
+#include <sys/mman.h>
+
+#include <cerrno>
+#include <cstddef>
+
+#include "strata/detail/align.hpp"
+#include "strata/top/memory_account.hpp"
+#include "strata/top/mmap_heap.hpp"
+
+namespace strata {
+
+// ReserveBytes: the most this heap can ever hold (address space only, nothing committed).
+// CommitStep: the granularity at which the reservation is made accessible.
+template <std::size_t ReserveBytes = (std::size_t{16} << 30),
+          std::size_t CommitStep = (std::size_t{1} << 20)>
+class SbrkHeap : public AccountedTop {
+  static_assert(detail::is_pow2(CommitStep), "CommitStep must be a power of two");
+  static_assert(ReserveBytes % CommitStep == 0, "ReserveBytes must be a multiple of CommitStep");
+
+ public:
+  static constexpr std::size_t Alignment = 16;
+
+  SbrkHeap() = default;
+  SbrkHeap(const SbrkHeap&) = delete;
+  SbrkHeap& operator=(const SbrkHeap&) = delete;
+  ~SbrkHeap() {
+    if (base_ != nullptr) {
+      refund(brk_);
+      ::munmap(base_, ReserveBytes);
+    }
+  }
+
+  void* malloc(std::size_t n) noexcept {
+    std::size_t need;
+    if (!detail::checked_align_up(n, Alignment, need) || need > ReserveBytes - brk_ ||
+        (base_ == nullptr && !reserve())) {
+      errno = ENOMEM;
+      return nullptr;
+    }
+    if (brk_ + need > committed_ && !commit(brk_ + need)) {
+      errno = ENOMEM;
+      return nullptr;
+    }
+    void* p = base_ + brk_;
+    brk_ += need;
+    charge(need);
+    return p;
+  }
+
+  // Single objects cannot be returned to a break; layers above keep and reuse them.
+  void free(void*) noexcept {}
+
+  // Gives every byte back: the break returns to the start and the pages are released.
+  void clear() noexcept {
+    if (base_ == nullptr) return;
+    refund(brk_);
+    ::madvise(base_, committed_, MADV_DONTNEED);
+    brk_ = 0;
+  }
+
+  // The current break: where the next malloc will start.
+  void* top() const noexcept { return base_ + brk_; }
+
+ private:
+  bool reserve() noexcept {
+    void* p = ::mmap(nullptr, ReserveBytes, PROT_NONE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED) return false;
+    base_ = static_cast<std::byte*>(p);
+    return true;
+  }
+  bool commit(std::size_t upto) noexcept {
+    const std::size_t target = detail::align_up(upto, CommitStep);
+    if (::mprotect(base_ + committed_, target - committed_, PROT_READ | PROT_WRITE) != 0)
+      return false;
+    committed_ = target;
+    return true;
+  }
+
+  std::byte* base_ = nullptr;
+  std::size_t brk_ = 0;
+  std::size_t committed_ = 0;
+};
+
+}  // namespace strata

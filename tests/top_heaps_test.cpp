@@ -1,0 +1,138 @@
+// Top heaps: memory from the system, and the accounting of it.
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+
+#include "strata/concepts.hpp"
+#include "strata/top/malloc_heap.hpp"
+#include "strata/top/mmap_heap.hpp"
+#include "strata/top/null_heap.hpp"
+#include "strata/top/sbrk_heap.hpp"
+#include "strata/top/static_buffer_heap.hpp"
+#include "support/differential.hpp"
+
+using namespace strata;
+
+static_assert(SizedHeap<MallocHeap> && AccountedHeap<MallocHeap>);
+static_assert(SizedHeap<MmapHeap> && AccountedHeap<MmapHeap>);
+static_assert(ClearableHeap<SbrkHeap<>> && AccountedHeap<SbrkHeap<>>);
+static_assert(ClearableHeap<StaticBufferHeap<4096>>);
+static_assert(Heap<NullHeap<>>);
+
+TEST(MallocHeap, AccountsUsableSizeAndPeak) {
+  MallocHeap h;
+  const std::size_t process0 = processAccount().held();
+  void* a = h.malloc(1000);
+  void* b = h.malloc(50);
+  ASSERT_TRUE(a && b);
+  EXPECT_GE(h.getSize(a), 1000u);
+  EXPECT_EQ(h.bytesHeld(), h.getSize(a) + h.getSize(b));
+  EXPECT_EQ(processAccount().held(), process0 + h.bytesHeld());
+  const std::size_t both = h.bytesHeld();
+  h.free(a);
+  EXPECT_EQ(h.bytesHeld(), h.getSize(b));
+  EXPECT_EQ(h.peakBytesHeld(), both);
+  h.free(b);
+  h.free(nullptr);
+  EXPECT_EQ(h.bytesHeld(), 0u);
+  EXPECT_EQ(processAccount().held(), process0);
+}
+
+TEST(MallocHeap, HugeRequestIsNullWithEnomem) {
+  MallocHeap h;
+  errno = 0;
+  EXPECT_EQ(h.malloc(SIZE_MAX - 8), nullptr);
+  EXPECT_EQ(errno, ENOMEM);
+  EXPECT_EQ(h.bytesHeld(), 0u);
+}
+
+TEST(MmapHeap, OneMappingPerObjectReturnedOnFree) {
+  MmapHeap h;
+  void* p = h.malloc(10000);
+  ASSERT_NE(p, nullptr);
+  EXPECT_TRUE(detail::is_aligned(p, 16));
+  EXPECT_TRUE(MmapHeap::isMapped(p));
+  EXPECT_EQ(h.getSize(p), 12288u - 16);  // three pages less the header
+  EXPECT_EQ(h.bytesHeld(), 12288u);
+  std::memset(p, 0xab, h.getSize(p));
+  h.free(p);
+  EXPECT_EQ(h.bytesHeld(), 0u);
+  EXPECT_EQ(h.peakBytesHeld(), 12288u);
+}
+
+TEST(MmapHeap, HugeRequestsFailCleanly) {
+  MmapHeap h;
+  for (std::size_t n : {SIZE_MAX, SIZE_MAX - 15, SIZE_MAX - 4096, std::size_t{1} << 62}) {
+    errno = 0;
+    EXPECT_EQ(h.malloc(n), nullptr) << n;
+    EXPECT_EQ(errno, ENOMEM);
+  }
+  EXPECT_EQ(h.bytesHeld(), 0u);
+}
+
+TEST(SbrkHeap, GrowsContiguouslyAndClears) {
+  SbrkHeap<(64u << 20)> h;
+  auto* a = static_cast<std::byte*>(h.malloc(24));
+  auto* b = static_cast<std::byte*>(h.malloc(100));
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(b, a + 32);  // rounded to 16 and adjacent
+  EXPECT_EQ(h.top(), b + 112);
+  EXPECT_EQ(h.bytesHeld(), 144u);
+  std::memset(b, 1, 100);
+  h.clear();
+  EXPECT_EQ(h.bytesHeld(), 0u);
+  EXPECT_EQ(h.peakBytesHeld(), 144u);
+  EXPECT_EQ(h.malloc(16), a);  // starts over at the base
+}
+
+TEST(SbrkHeap, ReservationExhaustionIsEnomem) {
+  SbrkHeap<(4u << 20), (1u << 20)> h;
+  void* a = h.malloc(3u << 20);
+  ASSERT_NE(a, nullptr);
+  std::memset(a, 7, 3u << 20);  // committed memory is really usable
+  errno = 0;
+  EXPECT_EQ(h.malloc(2u << 20), nullptr);
+  EXPECT_EQ(errno, ENOMEM);
+  EXPECT_NE(h.malloc(1u << 20), nullptr);  // what is left is still handed out
+  EXPECT_EQ(h.malloc(SIZE_MAX), nullptr);
+  EXPECT_EQ(h.malloc(SIZE_MAX - 8), nullptr);
+}
+
+TEST(SbrkHeap, DestructorReturnsEverything) {
+  const std::size_t before = processAccount().held();
+  {
+    SbrkHeap<> h;
+    ASSERT_NE(h.malloc(1 << 20), nullptr);
+    EXPECT_EQ(processAccount().held(), before + (1u << 20));
+  }
+  EXPECT_EQ(processAccount().held(), before);
+}
+
+TEST(StaticBufferHeap, BumpsUntilFullThenNull) {
+  StaticBufferHeap<256> h;
+  EXPECT_EQ(h.capacity(), 256u);
+  void* a = h.malloc(100);
+  void* b = h.malloc(100);
+  ASSERT_TRUE(a && b);
+  EXPECT_TRUE(detail::is_aligned(a, 16) && detail::is_aligned(b, 16));
+  errno = 0;
+  EXPECT_EQ(h.malloc(100), nullptr);
+  EXPECT_EQ(errno, ENOMEM);
+  EXPECT_EQ(h.malloc(SIZE_MAX), nullptr);
+  EXPECT_EQ(h.bytesHeld(), 224u);
+  h.clear();
+  EXPECT_EQ(h.bytesHeld(), 0u);
+  EXPECT_EQ(h.malloc(200), a);
+}
+
+TEST(NullHeap, HasNothing) {
+  NullHeap<> h;
+  EXPECT_EQ(h.malloc(1), nullptr);
+  h.free(nullptr);
+}
+
+TEST(MallocHeap, Differential) {
+  test::expectEverythingReturned<MallocHeap>({.seed = 11, .ops = 200'000});
+}
