@@ -156,7 +156,7 @@ class DifferentialRun {
     unsigned char tag;
   };
 
-  static bool failed() { return ::testing::Test::HasFatalFailure() || ::testing::Test::HasNonfatalFailure(); }
+  bool failed() const { return failed_; }
 
   std::size_t pick(std::mt19937_64& rng) {
     return std::uniform_int_distribution<std::size_t>(0, live_.size() - 1)(rng);
@@ -170,10 +170,12 @@ class DifferentialRun {
   // Checks a new object against the model and records it.
   bool admit(void* p, std::size_t n) {
     if (p == nullptr) {
+      failed_ = true;
       ADD_FAILURE() << "malloc(" << n << ") returned nullptr (op " << opCount() << ")";
       return false;
     }
     if (!detail::is_aligned(p, H::Alignment)) {
+      failed_ = true;
       ADD_FAILURE() << "pointer " << p << " for " << n << " bytes is not " << H::Alignment
                     << "-byte aligned";
       return false;
@@ -181,7 +183,8 @@ class DifferentialRun {
     if constexpr (SizedHeap<H>) {
       const std::size_t usable = heap_.getSize(p);
       if (usable < n) {
-        ADD_FAILURE() << "getSize(" << p << ") = " << usable << " < requested " << n;
+        failed_ = true;
+      ADD_FAILURE() << "getSize(" << p << ") = " << usable << " < requested " << n;
         return false;
       }
     }
@@ -189,6 +192,7 @@ class DifferentialRun {
     const std::size_t extent = std::max<std::size_t>(n, 1);
     auto next = ranges_.lower_bound(a);
     if (next != ranges_.end() && next->first < a + extent) {
+      failed_ = true;
       ADD_FAILURE() << "object " << p << " (" << n << " B) overlaps live object at 0x"
                     << std::hex << next->first << std::dec << " (" << next->second << " B)";
       return false;
@@ -196,7 +200,8 @@ class DifferentialRun {
     if (next != ranges_.begin()) {
       auto prev = std::prev(next);
       if (prev->first + std::max<std::size_t>(prev->second, 1) > a) {
-        ADD_FAILURE() << "object " << p << " (" << n << " B) overlaps live object at 0x"
+        failed_ = true;
+      ADD_FAILURE() << "object " << p << " (" << n << " B) overlaps live object at 0x"
                       << std::hex << prev->first << std::dec << " (" << prev->second << " B)";
         return false;
       }
@@ -208,6 +213,7 @@ class DifferentialRun {
   bool verify(const Obj& o, std::size_t n) {
     std::size_t bad = 0;
     if (!checkTag(o.p, n, o.tag, bad)) {
+      failed_ = true;
       ADD_FAILURE() << "object " << o.p << " (" << o.n << " B) was overwritten at offset "
                     << bad << " while live";
       return false;
@@ -289,6 +295,7 @@ class DifferentialRun {
   std::size_t liveBytes_ = 0;
   unsigned tagCounter_ = 0;
   DiffStats stats_;
+  bool failed_ = false;  // the first failed check ends the run
 };
 
 template <Heap H>
