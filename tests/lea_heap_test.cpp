@@ -1,0 +1,97 @@
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <cstdint>
+
+#include "strata/general/lea_heap.hpp"
+#include "strata/representation/coalesceable_heap.hpp"
+#include "strata/top/mmap_heap.hpp"
+#include "strata/top/sbrk_heap.hpp"
+#include "strata/utility/ansi_wrapper.hpp"
+#include "support/differential.hpp"
+
+using namespace strata;
+
+using Lea = LeaHeap<>;
+using Tags = CoalesceableHeap<SbrkHeap<>>;
+static_assert(SizedHeap<Lea> && Lea::Alignment == 16 && MaxAlignedHeap<Lea>);
+static_assert(SizedHeap<ANSIWrapper<Lea>>);
+
+TEST(LeaHeap, LargeRequestsAreMappedOthersAreNot) {
+  Lea h;
+  void* big = h.malloc(kLeaMmapThreshold);
+  void* medium = h.malloc(kLeaMmapThreshold - 1);
+  void* small = h.malloc(24);
+  EXPECT_TRUE(MmapHeap::isMapped(big));
+  EXPECT_FALSE(MmapHeap::isMapped(medium));
+  EXPECT_FALSE(MmapHeap::isMapped(small));
+  EXPECT_GE(h.getSize(big), kLeaMmapThreshold);
+  EXPECT_GE(h.getSize(medium), kLeaMmapThreshold - 1);
+  EXPECT_EQ(h.getSize(small), 32u);
+  EXPECT_GT(h.big().bytesHeld(), kLeaMmapThreshold);
+  h.free(big);
+  EXPECT_EQ(h.big().bytesHeld(), 0u) << "a mapped object goes back to the system at once";
+  h.free(medium);
+  h.free(small);
+}
+
+TEST(LeaHeap, SmallObjectsAreReusedExactly) {
+  Lea h;
+  void* a = h.malloc(40);
+  h.free(a);
+  EXPECT_EQ(h.malloc(33), a);
+  h.free(a);
+}
+
+TEST(LeaHeap, FreedMediumMemoryIsCoalescedAndReused) {
+  Lea h;
+  void* p[100];
+  for (auto& q : p) q = h.malloc(1000);
+  void* guard = h.malloc(100);
+  for (auto* q : p) h.free(q);
+  const std::size_t held = h.bytesHeld();
+  void* big = h.malloc(90'000);  // needs ninety of the freed blocks merged
+  EXPECT_EQ(big, p[0]);
+  EXPECT_EQ(h.bytesHeld(), held);
+  h.free(big);
+  h.free(guard);
+}
+
+TEST(LeaHeap, FreedSmallMemoryServesMediumRequestsAfterAFlush) {
+  Lea h;
+  void* p[1000];
+  for (auto& q : p) q = h.malloc(48);
+  void* guard = h.malloc(100);
+  for (auto* q : p) h.free(q);
+  const std::size_t held = h.bytesHeld();
+  void* m = h.malloc(40'000);
+  EXPECT_EQ(m, p[0]);
+  EXPECT_EQ(h.bytesHeld(), held);
+  EXPECT_TRUE(Tags::isFree(Tags::next(m)));  // the rest of the flushed run, merged
+  h.free(m);
+  h.free(guard);
+}
+
+TEST(LeaHeap, HugeRequestsAreNull) {
+  Lea h;
+  for (std::size_t n : {SIZE_MAX, SIZE_MAX - 16, SIZE_MAX - 4096, std::size_t{PTRDIFF_MAX},
+                        std::size_t{1} << 62}) {
+    errno = 0;
+    EXPECT_EQ(h.malloc(n), nullptr) << n;
+    EXPECT_EQ(errno, ENOMEM);
+  }
+  ANSIWrapper<Lea> a;
+  errno = 0;
+  EXPECT_EQ(a.calloc(SIZE_MAX / 2, 3), nullptr);
+  EXPECT_EQ(errno, ENOMEM);
+}
+
+TEST(LeaHeap, DifferentialMixed) {
+  test::expectEverythingReturned<ANSIWrapper<LeaHeap<>>>(
+      {.seed = 81, .ops = 1'000'000, .zeroSizes = true});
+}
+
+TEST(LeaHeap, DifferentialSmall) {
+  test::expectEverythingReturned<ANSIWrapper<LeaHeap<>>>(
+      {.seed = 82, .ops = 1'000'000, .maxLive = 20000, .sizes = test::SizeMix::Small});
+}
