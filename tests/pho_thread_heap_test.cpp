@@ -2,16 +2,11 @@
 
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <cerrno>
-#include <condition_variable>
 #include <cstdint>
 #include <cstring>
-#include <functional>
 #include <mutex>
-#include <random>
 #include <set>
-#include <thread>
 #include <vector>
 
 #include "strata/general/kingsley_heap.hpp"
@@ -21,6 +16,7 @@
 #include "strata/top/sbrk_heap.hpp"
 #include "strata/utility/ansi_wrapper.hpp"
 #include "support/differential.hpp"
+#include "support/thread_stress.hpp"
 
 using namespace strata;
 
@@ -32,143 +28,6 @@ static_assert(SizedHeap<Owned> && ClearableHeap<Owned> && AccountedHeap<Owned>);
 static_assert(Owned::Alignment == 16 && Owned::HeaderSize == 16);
 static_assert(SizedHeap<PHOThreadHeap<2, Top>>);  // the header gives sizes even over a bare top
 static_assert(!std::is_copy_constructible_v<Owned>);
-
-namespace {
-
-// A thread that runs the closures given to run(), one at a time, and waits for each: lets a
-// test act as the same thread (so the same heap) several times, in a fixed order.
-class Runner {
- public:
-  Runner() : thread_([this] { loop(); }) {}
-  ~Runner() {
-    {
-      std::lock_guard<std::mutex> g(m_);
-      stop_ = true;
-    }
-    cv_.notify_all();
-    thread_.join();
-  }
-  void run(std::function<void()> f) {
-    std::unique_lock<std::mutex> l(m_);
-    task_ = std::move(f);
-    pending_ = true;
-    cv_.notify_all();
-    cv_.wait(l, [&] { return !pending_; });
-  }
-
- private:
-  void loop() {
-    std::unique_lock<std::mutex> l(m_);
-    for (;;) {
-      cv_.wait(l, [&] { return stop_ || pending_; });
-      if (!pending_) return;
-      l.unlock();
-      task_();
-      l.lock();
-      pending_ = false;
-      cv_.notify_all();
-    }
-  }
-  std::mutex m_;
-  std::condition_variable cv_;
-  std::function<void()> task_;
-  bool pending_ = false, stop_ = false;
-  std::thread thread_;
-};
-
-// ---- Cross-thread stress: Threads threads, ops in total, objects freed by their own thread
-// or sent through a queue to another thread; every object's contents are checked at free.
-struct Obj {
-  void* p;
-  std::size_t n;
-  std::uint64_t tag;
-};
-
-void fill(const Obj& o) {
-  std::memset(o.p, static_cast<int>(o.tag & 0xff) | 1, o.n);
-  if (o.n >= 8) std::memcpy(o.p, &o.tag, 8);
-}
-
-bool intact(const Obj& o) {
-  std::uint64_t head = o.tag;
-  if (o.n >= 8) std::memcpy(&head, o.p, 8);
-  std::size_t bad = 0;
-  const std::size_t skip = o.n >= 8 ? 8 : 0;
-  return head == o.tag && test::checkTag(static_cast<char*>(o.p) + skip, o.n - skip,
-                                         static_cast<unsigned char>((o.tag & 0xff) | 1), bad);
-}
-
-template <class H>
-void crossThreadStress(H& heap, unsigned threads, std::size_t ops, std::uint64_t seed) {
-  struct Inbox {
-    std::mutex m;
-    std::vector<Obj> items;
-  };
-  std::vector<Inbox> inbox(threads);
-  std::atomic<std::size_t> errors{0}, frees{0}, mallocs{0};
-  std::atomic<unsigned> finished{0};
-
-  auto release = [&](const Obj& o) {
-    if (!intact(o) || !detail::is_aligned(o.p, H::Alignment)) ++errors;
-    heap.free(o.p);
-    ++frees;
-  };
-  auto drain = [&](unsigned t) {
-    std::vector<Obj> got;
-    {
-      std::lock_guard<std::mutex> g(inbox[t].m);
-      got.swap(inbox[t].items);
-    }
-    for (const Obj& o : got) release(o);
-  };
-  auto worker = [&](unsigned t) {
-    std::mt19937_64 rng(seed * 131 + t);
-    std::vector<Obj> live;
-    std::uint64_t counter = 0;
-    for (std::size_t i = 0; i < ops / threads; ++i) {
-      const unsigned r = rng() % 100;
-      if (live.empty() || (r < 50 && live.size() < 2000)) {
-        const std::size_t n = (rng() % 16 == 0) ? 1 + rng() % 16384 : 1 + rng() % 256;
-        Obj o{heap.malloc(n), n, (std::uint64_t{t} << 56) | ++counter};
-        if (o.p == nullptr) {
-          ++errors;
-          continue;
-        }
-        ++mallocs;
-        fill(o);
-        live.push_back(o);
-        continue;
-      }
-      const std::size_t k = rng() % live.size();
-      const Obj o = live[k];
-      live[k] = live.back();
-      live.pop_back();
-      if (r < 75) {
-        release(o);
-      } else {
-        const unsigned to = (t + 1 + static_cast<unsigned>(rng() % (threads - 1))) % threads;
-        std::lock_guard<std::mutex> g(inbox[to].m);
-        inbox[to].items.push_back(o);
-      }
-      if (i % 64 == 0) drain(t);
-    }
-    for (const Obj& o : live) release(o);
-    ++finished;
-    while (finished.load() < threads) {
-      drain(t);
-      std::this_thread::yield();
-    }
-    drain(t);
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t < threads; ++t) pool.emplace_back(worker, t);
-  for (auto& th : pool) th.join();
-  EXPECT_EQ(errors.load(), 0u) << "objects were lost, misaligned or overwritten";
-  EXPECT_EQ(mallocs.load(), frees.load());
-  EXPECT_GT(mallocs.load(), ops / 4);
-}
-
-}  // namespace
 
 TEST(PHOThreadHeap, HeaderRecordsOwnerAndSize) {
   Owned h;
@@ -198,7 +57,7 @@ TEST(PHOThreadHeap, HugeRequestsAreNull) {
 
 TEST(PHOThreadHeap, CrossThreadFreeReturnsToTheOwner) {
   Owned h;
-  Runner a, b;
+  test::Runner a, b;
   std::size_t heapA = 0, heapB = 0;
   a.run([&] { heapA = Owned::currentHeap(); });
   b.run([&] { heapB = Owned::currentHeap(); });
@@ -231,7 +90,7 @@ struct RoundTrip {
 // it, round after round: the pattern that makes a heap without ownership grow without bound.
 template <class H>
 RoundTrip producerConsumer(H& h, int rounds, int perRound, std::size_t size) {
-  Runner producer, consumer;
+  test::Runner producer, consumer;
   std::size_t pHeap = 0, cHeap = 1;
   producer.run([&] { pHeap = H::currentHeap(); });
   consumer.run([&] { cHeap = H::currentHeap(); });
@@ -292,7 +151,7 @@ TEST(PHOThreadHeap, OwnerReusesCrossThreadFreesButThreadHeapDoesNot) {
 
 TEST(PHOThreadHeap, ClearEmptiesEveryHeap) {
   Owned h;
-  Runner a, b;
+  test::Runner a, b;
   a.run([&] { ASSERT_NE(h.malloc(100), nullptr); });
   b.run([&] { ASSERT_NE(h.malloc(3000), nullptr); });
   EXPECT_GT(h.bytesHeld(), 0u);
@@ -306,7 +165,7 @@ TEST(PHOThreadHeap, FourThreadsCrossThreadFrees) {
   const std::size_t before = processAccount().held();
   {
     Owned h;
-    crossThreadStress(h, 4, 1'000'000, 31);
+    test::crossThreadStress(h, 4, 1'000'000, 31);
   }
   EXPECT_EQ(processAccount().held(), before);
 }
@@ -315,7 +174,7 @@ TEST(PHOThreadHeap, OverMallocHeapAccountsExactly) {
   const std::size_t before = processAccount().held();
   {
     PHOThreadHeap<4, MallocHeap, std::mutex> h;
-    crossThreadStress(h, 4, 200'000, 32);
+    test::crossThreadStress(h, 4, 200'000, 32);
     EXPECT_EQ(h.bytesHeld(), 0u);
   }
   EXPECT_EQ(processAccount().held(), before);

@@ -12,16 +12,6 @@
 
 namespace strata {
 
-// What AdaptHeap needs of a dictionary: insert a free object, get one back (nullptr when
-// empty), forget all, and the least object size its links need.
-template <class D>
-concept FreeDictionary = std::default_initializable<D> && requires(D& d, void* p) {
-  { d.insert(p) } -> std::same_as<void>;
-  { d.get() } -> std::same_as<void*>;
-  { d.clear() } -> std::same_as<void>;
-  { D::MinObjectSize } -> std::convertible_to<std::size_t>;
-};
-
 // Fast path: the dictionary's get or insert (a handful of loads and stores) and one test.
 // remove(p) and empty() exist exactly when the dictionary has them. The destructor gives
 // every stored object back to the parent.

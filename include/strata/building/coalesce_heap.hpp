@@ -13,22 +13,6 @@
 
 namespace strata {
 
-// What CoalesceHeap needs of its parent: a sized heap of free blocks that can take out a
-// particular free block (remove), and the boundary-tag helpers of CoalesceableHeap.
-template <class S>
-concept CoalescingStore = SizedHeap<S> && requires(S& s, void* p, std::size_t n) {
-  { s.remove(p) } -> std::same_as<void>;
-  { S::usableFor(n) } -> std::same_as<std::size_t>;
-  { S::split(p, n) } -> std::same_as<void*>;
-  { S::merge(p, p) } -> std::same_as<void>;
-  { S::prev(p) } -> std::same_as<void*>;
-  { S::next(p) } -> std::same_as<void*>;
-  { S::isPrevFree(p) } -> std::same_as<bool>;
-  { S::isNextFree(p) } -> std::same_as<bool>;
-  { S::markFree(p) } -> std::same_as<void>;
-  { S::markInUse(p) } -> std::same_as<void>;
-};
-
 template <CoalescingStore Super>
 class CoalesceHeap : public Super {
  public:

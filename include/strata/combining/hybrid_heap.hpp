@@ -3,7 +3,8 @@
 //
 // HybridHeap is the big heap (it inherits BigHeap) and holds the small heap as a member.
 // free(p) does not know which heap made p, so it asks the object: getSize(p) <= Threshold
-// means small. That needs two promises from the pair, stated in HybridCompatible below:
+// means small. That needs two promises from the pair, stated in HybridCompatible
+// (strata/concepts.hpp):
 //  1. BigHeap::getSize reads the size of any object, including the small heap's: both keep the
 //     size in the object itself, in the same header format (the shared header word of
 //     strata/detail/header.hpp, as SizeHeap, MmapHeap and CoalesceableHeap do). The concept
@@ -19,13 +20,6 @@
 #include "strata/concepts.hpp"
 
 namespace strata {
-
-// Heaps whose objects HybridHeap can tell apart by size (see above).
-template <class Small, class Big>
-concept HybridCompatible = SizedHeap<Small> && SizedHeap<Big> && requires(void* p) {
-  { Small::getSize(p) } -> std::same_as<std::size_t>;
-  { Big::getSize(p) } -> std::same_as<std::size_t>;
-};
 
 template <std::size_t Threshold, class SmallHeap, class BigHeap>
   requires HybridCompatible<SmallHeap, BigHeap>

@@ -6,18 +6,11 @@
 // Small's objects must carry the shared header word without the mapped flag (SizeHeap,
 // CoalesceableHeap and the layers over them do).
 #pragma once
-#include <concepts>
 #include <cstddef>
 
 #include "strata/concepts.hpp"
 
 namespace strata {
-
-// A sized heap that can recognise its own objects from their header (MmapHeap).
-template <class H>
-concept MappedHeap = SizedHeap<H> && requires(void* p) {
-  { H::isMapped(p) } -> std::same_as<bool>;
-};
 
 // Cost on top of the chosen heap: a compare on malloc; a header load and test on free.
 template <std::size_t Threshold, SizedHeap Small, MappedHeap Big>

@@ -3,16 +3,11 @@
 // instructions, so a seg heap's class lookup inlines to straight-line code.
 #pragma once
 #include <bit>
-#include <concepts>
 #include <cstddef>
 
-namespace strata {
+#include "strata/concepts.hpp"
 
-template <class C>
-concept SizeClasses = requires(std::size_t n, unsigned c) {
-  { C::size2class(n) } -> std::convertible_to<unsigned>;
-  { C::class2size(c) } -> std::convertible_to<std::size_t>;
-};
+namespace strata {
 
 // Power-of-two classes starting at 2^MinShift bytes (Kingsley's rounding).
 // size2class is one bit_width (lzcnt) and a subtract.
@@ -25,6 +20,11 @@ struct PowerOfTwoClasses {
   }
   static constexpr std::size_t class2size(unsigned c) noexcept {
     return std::size_t{1} << (c + MinShift);
+  }
+  // The largest class whose size is at most n (class 0 below it): one bit_width, no branch.
+  static constexpr unsigned floorClass(std::size_t n) noexcept {
+    return static_cast<unsigned>(std::bit_width(n | (std::size_t{1} << MinShift))) - 1 -
+           MinShift;
   }
 };
 

@@ -32,9 +32,9 @@ class StrictSegHeap : public Super {
   void* malloc(std::size_t n) noexcept {
     if (n > MaxClassSize) return Super::malloc(n);
     const unsigned c = Classes::size2class(n);
-    const std::size_t size = Classes::class2size(c);
-    if (void* p = bins_[c].malloc(size)) return p;
-    return Super::malloc(size);
+    // Any object in bin c fits n; the class size is worked out only on a miss.
+    if (void* p = bins_[c].malloc(n)) return p;
+    return Super::malloc(Classes::class2size(c));
   }
 
   void free(void* p) noexcept {
@@ -44,8 +44,14 @@ class StrictSegHeap : public Super {
       Super::free(p);
       return;
     }
-    unsigned c = Classes::size2class(size);
-    if (Classes::class2size(c) > size) --c;  // a bin only holds objects of at least its size
+    // A bin only holds objects of at least its size: round down.
+    unsigned c;
+    if constexpr (requires { Classes::floorClass(size); }) {
+      c = Classes::floorClass(size);
+    } else {
+      c = Classes::size2class(size);
+      if (Classes::class2size(c) > size) --c;
+    }
     bins_[c].free(p);
   }
 

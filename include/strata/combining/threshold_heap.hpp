@@ -8,7 +8,6 @@
 // the medium heap (which coalesces the objects with their free neighbours) and the request
 // is asked again, so the heap grows only if even the flushed memory does not fit.
 #pragma once
-#include <concepts>
 #include <cstddef>
 
 #include "strata/building/freelist_heap.hpp"
@@ -17,12 +16,6 @@
 #include "strata/top/null_heap.hpp"
 
 namespace strata {
-
-// A sized heap that can be asked to serve a request from free memory only.
-template <class H>
-concept BinnedHeap = SizedHeap<H> && requires(H& h, std::size_t n) {
-  { h.mallocFromBins(n) } -> std::same_as<void*>;
-};
 
 template <BinnedHeap Super, std::size_t QuickMax = 64>
 class ThresholdHeap : public Super {

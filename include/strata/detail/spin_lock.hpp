@@ -10,17 +10,11 @@
 #include <sched.h>
 
 #include <atomic>
-#include <concepts>
 #include <cstddef>
 
-namespace strata {
+#include "strata/concepts.hpp"
 
-// What a lock parameter must offer: std::mutex and SpinLock both qualify (BasicLockable).
-template <class L>
-concept BasicLockable = requires(L& l) {
-  l.lock();
-  l.unlock();
-};
+namespace strata {
 
 namespace detail {
 

@@ -13,7 +13,7 @@
 // ends with a fence, a bare header of size 0 marked in use, so that walking to the next block
 // never leaves the run and the last block never looks like it has a free successor.
 //
-// When the parent grows contiguously (SbrkHeap: ContiguousHeap below) and its next memory
+// When the parent grows contiguously (SbrkHeap: ContiguousHeap in strata/concepts.hpp) and its next memory
 // starts right where the previous run ended, the old fence becomes the new block's header,
 // so consecutive parent requests form one run and blocks can merge across them.
 //
@@ -22,7 +22,6 @@
 // 16 of payload, room for a DLList's two links while the block is free.
 #pragma once
 #include <cerrno>
-#include <concepts>
 #include <cstddef>
 
 #include "strata/concepts.hpp"
@@ -30,14 +29,6 @@
 #include "strata/detail/header.hpp"
 
 namespace strata {
-
-// A heap whose successive mallocs are adjacent, like the program break: it reports where the
-// next one will start. Such a heap is assumed to give memory back only all at once (free of
-// a single object does nothing), which is what lets runs from it be joined.
-template <class H>
-concept ContiguousHeap = Heap<H> && requires(const H& h) {
-  { h.top() } -> std::same_as<void*>;
-};
 
 template <Heap Super>
 class CoalesceableHeap : public Super {

@@ -25,13 +25,12 @@ class SizeHeap : public Super {
   using Super::Super;
 
   void* malloc(std::size_t n) noexcept {
-    std::size_t usable, total;
-    if (!detail::checked_align_up(n, 16, usable) ||
-        !detail::checked_add(usable, HeaderSize, total)) {
+    if (n > SIZE_MAX - 15 - HeaderSize) {  // one check covers the rounding and the header
       errno = ENOMEM;
       return nullptr;
     }
-    void* block = Super::malloc(total);
+    const std::size_t usable = detail::align_up(n, 16);
+    void* block = Super::malloc(usable + HeaderSize);
     if (block == nullptr) return nullptr;
     void* p = detail::bytes(block) + HeaderSize;
     detail::header_word(p) = usable;

@@ -39,16 +39,11 @@ class SbrkHeap : public AccountedTop {
   }
 
   void* malloc(std::size_t n) noexcept {
-    std::size_t need;
-    if (!detail::checked_align_up(n, Alignment, need) || need > ReserveBytes - brk_ ||
-        (base_ == nullptr && !reserve())) {
-      errno = ENOMEM;
-      return nullptr;
-    }
-    if (brk_ + need > committed_ && !commit(brk_ + need)) {
-      errno = ENOMEM;
-      return nullptr;
-    }
+    // brk_ and ReserveBytes are multiples of Alignment, so n fits iff align_up(n) does.
+    if (n > ReserveBytes - brk_) return outOfMemory();
+    const std::size_t need = detail::align_up(n, Alignment);
+    if ((brk_ + need > committed_ || base_ == nullptr) && !grow(brk_ + need))
+      return outOfMemory();
     void* p = base_ + brk_;
     brk_ += need;
     charge(need);
@@ -70,6 +65,15 @@ class SbrkHeap : public AccountedTop {
   void* top() const noexcept { return base_ + brk_; }
 
  private:
+  [[gnu::cold, gnu::noinline]] static void* outOfMemory() noexcept {
+    errno = ENOMEM;
+    return nullptr;
+  }
+  // Reserves on first use and commits up to `upto`: the rare part of malloc, out of line.
+  [[gnu::cold, gnu::noinline]] bool grow(std::size_t upto) noexcept {
+    if (base_ == nullptr && !reserve()) return false;
+    return upto <= committed_ || commit(upto);
+  }
   bool reserve() noexcept {
     void* p = ::mmap(nullptr, ReserveBytes, PROT_NONE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);

@@ -15,7 +15,7 @@
 #include <new>
 
 #include "strata/concepts.hpp"
-#include "strata/utility/pmr_resource.hpp"
+#include "strata/detail/over_aligned.hpp"
 #include "strata/utility/unique_heap.hpp"
 
 namespace strata {

@@ -10,46 +10,15 @@
 #pragma once
 #include <concepts>
 #include <cstddef>
-#include <cstdint>
-#include <cstring>
 #include <memory_resource>
 #include <new>
 #include <type_traits>
 #include <utility>
 
 #include "strata/concepts.hpp"
-#include "strata/detail/align.hpp"
+#include "strata/detail/over_aligned.hpp"
 
 namespace strata {
-
-namespace detail {
-
-// Allocates n bytes aligned to align (a power of two larger than H::Alignment) by asking for
-// n + align + a word, and stores the heap's own pointer just below the aligned address.
-// Returns nullptr, with nothing allocated, when the sum overflows or the heap fails (a heap
-// that throws instead, such as ThrowExceptionHeap, throws through).
-template <Heap H>
-void* malloc_over_aligned(H& heap, std::size_t n, std::size_t align) {
-  std::size_t total;
-  if (!checked_add(n, align, total) || !checked_add(total, sizeof(void*), total)) return nullptr;
-  void* raw = heap.malloc(total);
-  if (raw == nullptr) return nullptr;
-  const auto base = reinterpret_cast<std::uintptr_t>(raw);
-  void* p = reinterpret_cast<void*>(align_up(base + sizeof(void*), align));
-  std::memcpy(bytes(p) - sizeof(void*), &raw, sizeof raw);
-  return p;
-}
-
-// Frees an object made by malloc_over_aligned.
-template <Heap H>
-void free_over_aligned(H& heap, void* p) noexcept {
-  if (p == nullptr) return;
-  void* raw;
-  std::memcpy(&raw, bytes(p) - sizeof(void*), sizeof raw);
-  heap.free(raw);
-}
-
-}  // namespace detail
 
 template <class H>
   requires Heap<std::remove_reference_t<H>>

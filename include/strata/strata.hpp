@@ -1,0 +1,51 @@
+// Strata in one include: every public header (the concepts, then the layers folder by folder:
+// top heaps, object representations, building blocks, combining layers, general-purpose
+// heaps, utilities, thread layers), for programs that would rather not pick headers one by
+// one. The detail/ headers come in through the layers that use them. Including it costs
+// compile time only: every layer is a template, instantiated only where it is used.
+#pragma once
+
+#include "strata/concepts.hpp"
+
+#include "strata/top/malloc_heap.hpp"
+#include "strata/top/memory_account.hpp"
+#include "strata/top/mmap_heap.hpp"
+#include "strata/top/null_heap.hpp"
+#include "strata/top/sbrk_heap.hpp"
+#include "strata/top/static_buffer_heap.hpp"
+
+#include "strata/representation/coalesceable_heap.hpp"
+#include "strata/representation/size_heap.hpp"
+
+#include "strata/building/adapt_heap.hpp"
+#include "strata/building/bounded_freelist_heap.hpp"
+#include "strata/building/chunk_heap.hpp"
+#include "strata/building/coalesce_heap.hpp"
+#include "strata/building/dllist.hpp"
+#include "strata/building/freelist_heap.hpp"
+#include "strata/building/sllist.hpp"
+
+#include "strata/combining/hybrid_heap.hpp"
+#include "strata/combining/seg_heap.hpp"
+#include "strata/combining/select_mmap_heap.hpp"
+#include "strata/combining/size_classes.hpp"
+#include "strata/combining/strict_seg_heap.hpp"
+#include "strata/combining/threshold_heap.hpp"
+
+#include "strata/general/kingsley_coalesce_heap.hpp"
+#include "strata/general/kingsley_heap.hpp"
+#include "strata/general/lea_heap.hpp"
+
+#include "strata/utility/ansi_wrapper.hpp"
+#include "strata/utility/debug_heap.hpp"
+#include "strata/utility/locked_heap.hpp"
+#include "strata/utility/per_class_heap.hpp"
+#include "strata/utility/pmr_resource.hpp"
+#include "strata/utility/profile_heap.hpp"
+#include "strata/utility/stl_allocator.hpp"
+#include "strata/utility/throw_exception_heap.hpp"
+#include "strata/utility/trace_heap.hpp"
+#include "strata/utility/unique_heap.hpp"
+
+#include "strata/threads/pho_thread_heap.hpp"
+#include "strata/threads/thread_heap.hpp"
