@@ -14,36 +14,13 @@
 #include "strata/top/sbrk_heap.hpp"
 #include "strata/utility/throw_exception_heap.hpp"
 
+#include "support/counting_heap.hpp"
+
 using namespace strata;
 
 namespace {
 
-// Counts what reaches the heap: objects made and freed, the last request, and frees of
-// pointers it never made.
-template <Heap Super>
-class CountingHeap : public Super {
- public:
-  static constexpr std::size_t Alignment = Super::Alignment;
-  void* malloc(std::size_t n) {
-    void* p = Super::malloc(n);
-    if (p != nullptr) {
-      ++mallocs;
-      lastRequest = n;
-      outstanding.insert(p);
-    }
-    return p;
-  }
-  void free(void* p) noexcept {
-    if (p == nullptr) return;
-    ++frees;
-    if (outstanding.erase(p) == 0) ++strays;
-    Super::free(p);
-  }
-  std::size_t live() const { return mallocs - frees; }
-  std::size_t mallocs = 0, frees = 0, lastRequest = 0;
-  std::size_t strays = 0;  // frees of pointers this heap never handed out
-  std::set<void*> outstanding;
-};
+using test::CountingHeap;
 
 using Counted = CountingHeap<MallocHeap>;
 

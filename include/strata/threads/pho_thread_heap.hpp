@@ -30,7 +30,10 @@ namespace strata {
 
 template <std::size_t NumHeaps, Heap Super, BasicLockable Lock = SpinLock>
   requires std::default_initializable<Super>
-class PHOThreadHeap {
+class PHOThreadHeap : public detail::LockedSlots<NumHeaps, Lock, Super> {
+  using Slots = detail::LockedSlots<NumHeaps, Lock, Super>;
+  using typename Slots::Slot;
+  using Slots::slots_;
   static_assert(NumHeaps >= 1, "PHOThreadHeap: needs at least one heap");
   static_assert(Super::Alignment >= alignof(std::size_t),
                 "PHOThreadHeap: the parent must align objects for a size_t header");
@@ -86,41 +89,19 @@ class PHOThreadHeap {
     return p ? detail::header_word(p) & ~detail::kFlagMask : 0;
   }
 
-  // Clears every heap; all locks are held, taken in index order.
+  // Clears every heap, with all locks held.
   void clear() noexcept
     requires ClearableHeap<Super>
   {
-    for (auto& s : slots_) s.lock.lock();
+    this->lockAll();
     for (auto& s : slots_) s.heap.clear();
-    for (auto& s : slots_) s.lock.unlock();
-  }
-
-  // No lock is taken: the accounts are atomics kept by the top heaps.
-  std::size_t bytesHeld() const noexcept
-    requires AccountedHeap<Super>
-  {
-    std::size_t sum = 0;
-    for (const auto& s : slots_) sum += s.heap.bytesHeld();
-    return sum;
-  }
-
-  // An upper bound: see the note at the top of this file.
-  std::size_t peakBytesHeld() const noexcept
-    requires AccountedHeap<Super>
-  {
-    std::size_t sum = 0;
-    for (const auto& s : slots_) sum += s.heap.peakBytesHeld();
-    return sum;
+    this->unlockAll();
   }
 
  private:
-  using Slot = detail::LockedSlot<Lock, Super>;
-
   static std::size_t& owner_word(void* p) noexcept {
     return *(reinterpret_cast<std::size_t*>(p) - 2);
   }
-
-  Slot slots_[NumHeaps];
 };
 
 }  // namespace strata

@@ -52,6 +52,42 @@ struct alignas(kCacheLine) LockedSlot {
   Super heap;
 };
 
+// The NumHeaps locked heaps of a thread layer, with what both thread layers answer the same
+// way: the sums of the heaps' accounts (no lock: the accounts are atomics kept by the top
+// heaps; the peak is the sum of the heaps' own peaks, an upper bound) and all-locks-held
+// lockAll/unlockAll, taken in index order so that two callers cannot deadlock.
+template <std::size_t NumHeaps, class Lock, class Super>
+class LockedSlots {
+ public:
+  std::size_t bytesHeld() const noexcept
+    requires AccountedHeap<Super>
+  {
+    std::size_t sum = 0;
+    for (const auto& s : slots_) sum += s.heap.bytesHeld();
+    return sum;
+  }
+
+  std::size_t peakBytesHeld() const noexcept
+    requires AccountedHeap<Super>
+  {
+    std::size_t sum = 0;
+    for (const auto& s : slots_) sum += s.heap.peakBytesHeld();
+    return sum;
+  }
+
+ protected:
+  using Slot = LockedSlot<Lock, Super>;
+
+  void lockAll() noexcept {
+    for (auto& s : slots_) s.lock.lock();
+  }
+  void unlockAll() noexcept {
+    for (auto& s : slots_) s.lock.unlock();
+  }
+
+  Slot slots_[NumHeaps];
+};
+
 // Calls release() (give cached objects back to the parent) where a heap has one.
 template <class H>
 void release_if_offered(H& heap) noexcept {
@@ -62,7 +98,10 @@ void release_if_offered(H& heap) noexcept {
 
 template <std::size_t NumHeaps, Heap Super, BasicLockable Lock = SpinLock>
   requires std::default_initializable<Super>
-class ThreadHeap {
+class ThreadHeap : public detail::LockedSlots<NumHeaps, Lock, Super> {
+  using Slots = detail::LockedSlots<NumHeaps, Lock, Super>;
+  using typename Slots::Slot;
+  using Slots::slots_;
   static_assert(NumHeaps >= 1, "ThreadHeap: needs at least one heap");
 
  public:
@@ -106,38 +145,16 @@ class ThreadHeap {
     return s.heap.getSize(p);
   }
 
-  // Clears every heap. All locks are held (taken in index order, so two clears cannot
-  // deadlock) and every cache is emptied before any heap's memory is reset.
+  // Clears every heap with all locks held; every cache is emptied before any heap's memory
+  // is reset.
   void clear() noexcept
     requires ClearableHeap<Super>
   {
-    for (auto& s : slots_) s.lock.lock();
+    this->lockAll();
     for (auto& s : slots_) detail::release_if_offered(s.heap);
     for (auto& s : slots_) s.heap.clear();
-    for (auto& s : slots_) s.lock.unlock();
+    this->unlockAll();
   }
-
-  // No lock is taken: the accounts are atomics kept by the top heaps.
-  std::size_t bytesHeld() const noexcept
-    requires AccountedHeap<Super>
-  {
-    std::size_t sum = 0;
-    for (const auto& s : slots_) sum += s.heap.bytesHeld();
-    return sum;
-  }
-
-  // An upper bound: see the note at the top of this file.
-  std::size_t peakBytesHeld() const noexcept
-    requires AccountedHeap<Super>
-  {
-    std::size_t sum = 0;
-    for (const auto& s : slots_) sum += s.heap.peakBytesHeld();
-    return sum;
-  }
-
- private:
-  using Slot = detail::LockedSlot<Lock, Super>;
-  Slot slots_[NumHeaps];
 };
 
 }  // namespace strata
