@@ -6,6 +6,7 @@
 
 #include "strata/general/kingsley_coalesce_heap.hpp"
 #include "strata/general/kingsley_heap.hpp"
+#include "strata/representation/coalesceable_heap.hpp"
 #include "strata/top/malloc_heap.hpp"
 #include "strata/top/sbrk_heap.hpp"
 #include "strata/utility/ansi_wrapper.hpp"
@@ -21,9 +22,11 @@ TEST(KingsleyCoalesceHeap, RoundsToPowersOfTwo) {
   for (std::size_t n : {1u, 16u, 17u, 100u, 1000u, 4096u, 4097u, 100000u}) {
     void* p = h.malloc(n);
     ASSERT_NE(p, nullptr);
-    const std::size_t s = h.getSize(p);
-    // Fresh from the top: exactly the class size.
-    EXPECT_EQ(s, KingsleyClasses::class2size(KingsleyClasses::size2class(n))) << n;
+    // Fresh from the top: the class size in a block 16 bytes bigger, as KingsleyHeap's, of
+    // which the boundary tags use only the header word.
+    const std::size_t cls = KingsleyClasses::class2size(KingsleyClasses::size2class(n));
+    EXPECT_EQ(h.getSize(p), cls + 8) << n;
+    EXPECT_EQ(CoalesceableHeap<SbrkHeap<>>::blockSize(p), cls + 16) << n;
   }
 }
 

@@ -82,6 +82,42 @@ TEST(SegHeap, FifoWithinABin) {
   h.free(b);
 }
 
+TEST(SegHeap, TakesAFittingObjectFromTheBinBelowTheRequestsClassFirst) {
+  Seg h;
+  void* big = h.malloc(1000);  // 1008 usable: kept in the 512 bin
+  void* fits = h.malloc(200);  // 208 usable: kept in the 128 bin
+  void* small = h.malloc(140);  // 144 usable: the 128 bin too, but too small for 150
+  h.free(big);
+  h.free(small);
+  h.free(fits);
+  const std::size_t held = h.bytesHeld();
+  // 150 is class 256: its own and larger bins offer only the 1008-byte object, but the
+  // 128 bin holds a 208-byte one that fits better. The too-small one is passed over.
+  EXPECT_EQ(h.mallocFromBins(150), fits);
+  EXPECT_EQ(h.malloc(150), big) << "no other object of the 128 bin fits";
+  EXPECT_EQ(h.malloc(144), small);
+  EXPECT_EQ(h.bytesHeld(), held);
+  h.free(big);
+  h.free(small);
+  h.free(fits);
+}
+
+TEST(SegHeap, TheBinBelowIsOnlyLookedIntoALittle) {
+  Seg h;
+  void* tooSmall[6];
+  for (auto& p : tooSmall) p = h.malloc(140);  // 144 usable, the 128 bin
+  void* fits = h.malloc(200);
+  for (auto* p : tooSmall) h.free(p);
+  h.free(fits);  // the youngest of the 128 bin: behind six that do not fit
+  EXPECT_EQ(h.mallocFromBins(150), nullptr) << "at most four objects are looked at";
+  // The ones looked at moved to the young end, so the next try reaches the fitting one.
+  EXPECT_EQ(h.mallocFromBins(150), fits);
+  for (int i = 0; i < 6; ++i) EXPECT_NE(h.mallocFromBins(144), nullptr) << i;
+  EXPECT_EQ(h.mallocFromBins(16), nullptr);
+  for (auto* p : tooSmall) h.free(p);
+  h.free(fits);
+}
+
 TEST(SegHeap, MallocFromBinsNeverAsksTheParent) {
   Seg h;
   EXPECT_EQ(h.mallocFromBins(64), nullptr);

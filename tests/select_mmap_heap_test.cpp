@@ -3,6 +3,8 @@
 #include <cerrno>
 #include <cstdint>
 
+#include "strata/building/adapt_heap.hpp"
+#include "strata/combining/seg_heap.hpp"
 #include "strata/combining/select_mmap_heap.hpp"
 #include "strata/representation/size_heap.hpp"
 #include "strata/top/malloc_heap.hpp"
@@ -73,6 +75,87 @@ TEST(SelectMmapHeap, RoutesFreeByTheMappedFlagNotBySize) {
   EXPECT_EQ(h.getSize(nullptr), 0u);
 }
 
+using Dynamic = SelectMmapHeap<1000, Small, Big, true>;
+static_assert(SizedHeap<Dynamic> && Dynamic::MaxDynamicThreshold == (32u << 20));
+
+TEST(SelectMmapHeap, FixedThresholdNeverMoves) {
+  Select h;
+  void* big = h.malloc(100'000);
+  h.free(big);
+  EXPECT_EQ(h.threshold(), 1000u);
+  void* again = h.malloc(100'000);
+  EXPECT_TRUE(MmapHeap::isMapped(again));
+  h.free(again);
+}
+
+TEST(SelectMmapHeap, DynamicThresholdRisesPastFreedMappedObjects) {
+  Dynamic h;
+  EXPECT_EQ(h.threshold(), 1000u);
+  void* big = h.malloc(100'000);
+  ASSERT_TRUE(MmapHeap::isMapped(big));
+  const std::size_t size = h.getSize(big);
+  EXPECT_EQ(h.threshold(), 1000u) << "allocating alone does not move it";
+  h.free(big);
+  EXPECT_EQ(h.big().frees, 1);
+  EXPECT_EQ(h.big().bytesHeld(), 0u) << "the mapping itself is still returned";
+  EXPECT_EQ(h.threshold(), size + 1);
+  // The same request, and any up to the freed object's size, now goes to Small, where it is
+  // recycled rather than mapped afresh each time.
+  void* again = h.malloc(100'000);
+  void* largest = h.malloc(size);
+  EXPECT_FALSE(MmapHeap::isMapped(again));
+  EXPECT_FALSE(MmapHeap::isMapped(largest));
+  h.free(again);
+  h.free(largest);
+  EXPECT_EQ(h.small().frees, 2);
+  EXPECT_EQ(h.threshold(), size + 1) << "freeing Small's objects does not move it";
+  // Bigger requests are still mapped, and move it again when freed.
+  void* bigger = h.malloc(size + 1);
+  EXPECT_TRUE(MmapHeap::isMapped(bigger));
+  const std::size_t biggerSize = h.getSize(bigger);
+  h.free(bigger);
+  EXPECT_EQ(h.threshold(), biggerSize + 1);
+}
+
+TEST(SelectMmapHeap, DynamicThresholdNeverFallsAndStopsAt32MiB) {
+  Dynamic h;
+  void* a = h.malloc(200'000);
+  void* b = h.malloc(100'000);
+  const std::size_t aSize = h.getSize(a);
+  h.free(a);
+  EXPECT_EQ(h.threshold(), aSize + 1);
+  h.free(b);  // mapped under the old threshold, smaller than the new one
+  EXPECT_EQ(h.threshold(), aSize + 1);
+  // An object beyond the cap is mapped and returned but leaves the threshold where it is.
+  void* huge = h.malloc(Dynamic::MaxDynamicThreshold + 1);
+  ASSERT_NE(huge, nullptr);
+  EXPECT_TRUE(MmapHeap::isMapped(huge));
+  h.free(huge);
+  EXPECT_EQ(h.threshold(), aSize + 1);
+}
+
+// A Small that can serve from free memory alone is asked first for a big request: mapping
+// replaces growing Small, not reusing it.
+using BinnedSmall =
+    CountingHeap<SegHeap<8, PowerOfTwoClasses<4>, DLListHeap, SizeHeap<MallocHeap>>>;
+static_assert(BinnedHeap<BinnedSmall> && !BinnedHeap<Small>);
+
+TEST(SelectMmapHeap, ABigRequestTakesAFreeFitFromABinnedSmallBeforeMapping) {
+  SelectMmapHeap<1000, BinnedSmall, Big> h;
+  void* a = h.malloc(999);  // 1008 usable, from Small
+  ASSERT_FALSE(MmapHeap::isMapped(a));
+  h.free(a);
+  void* b = h.malloc(1000);
+  EXPECT_EQ(b, a) << "a free object of Small fits";
+  EXPECT_EQ(h.big().bytesHeld(), 0u);
+  void* c = h.malloc(1000);  // nothing free in Small now: mapped
+  EXPECT_TRUE(MmapHeap::isMapped(c));
+  h.free(b);
+  h.free(c);
+  EXPECT_EQ(h.small().frees, 2);
+  EXPECT_EQ(h.big().frees, 1);
+}
+
 TEST(SelectMmapHeap, HugeRequestsAreNull) {
   Select h;
   for (std::size_t n : {SIZE_MAX, SIZE_MAX - 16, SIZE_MAX - 4096, std::size_t{1} << 62}) {
@@ -80,6 +163,14 @@ TEST(SelectMmapHeap, HugeRequestsAreNull) {
     EXPECT_EQ(h.malloc(n), nullptr) << n;
     EXPECT_EQ(errno, ENOMEM);
   }
+}
+
+TEST(SelectMmapHeap, DifferentialDynamic) {
+  // Large objects (16 KiB .. 512 KiB) around the threshold, so it keeps rising while mapped
+  // and unmapped objects are alive together.
+  using Routed = SelectMmapHeap<16384, SizeHeap<MallocHeap>, MmapHeap, true>;
+  test::expectEverythingReturned<ANSIWrapper<Routed>>(
+      {.seed = 62, .ops = 20'000, .maxLive = 200, .sizes = test::SizeMix::Large});
 }
 
 TEST(SelectMmapHeap, Differential) {

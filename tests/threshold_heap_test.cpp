@@ -17,11 +17,16 @@
 using namespace strata;
 
 template <class Top>
-using Medium = CoalesceHeap<SegHeap<64, LeaClasses, DLListHeap, CoalesceableHeap<Top>>>;
+using Medium =
+    CoalesceHeap<SegHeap<64, ShiftedClasses<LeaClasses, 8>, DLListHeap, CoalesceableHeap<Top>>>;
 using Threshold = ThresholdHeap<Medium<SbrkHeap<>>>;
 using Tags = CoalesceableHeap<SbrkHeap<>>;
 
-static_assert(SizedHeap<Threshold> && Threshold::Alignment == 16 && Threshold::QuickListMax == 64);
+// Requests up to 72 bytes (what a 64-byte request gets over boundary tags) use quick lists;
+// over SizeHeap, up to 64.
+static_assert(SizedHeap<Threshold> && Threshold::Alignment == 16 && Threshold::QuickListMax == 72);
+static_assert(
+    ThresholdHeap<SegHeap<64, LeaClasses, DLListHeap, SizeHeap<SbrkHeap<>>>>::QuickListMax == 64);
 static_assert(ClearableHeap<Threshold>);
 // The medium heap must be able to serve from free memory alone.
 static_assert(!BinnedHeap<SizeHeap<SbrkHeap<>>>);
@@ -32,14 +37,15 @@ TEST(ThresholdHeap, SmallObjectsComeBackFromTheirQuickListUncoalesced) {
   void* a = h.malloc(24);
   void* b = h.malloc(24);
   void* c = h.malloc(24);
-  EXPECT_EQ(h.getSize(a), 32u);
+  EXPECT_EQ(h.getSize(a), 24u);  // the smallest block: 32 bytes
   h.free(b);
   // b stays allocated as far as the medium heap knows: a and c do not merge with it.
   EXPECT_FALSE(Tags::isFree(b));
+  EXPECT_FALSE(Tags::isPrevFree(c));
   h.free(a);
   EXPECT_FALSE(Tags::isFree(a));
   EXPECT_EQ(h.malloc(20), a);  // LIFO quick list
-  EXPECT_EQ(h.malloc(32), b);
+  EXPECT_EQ(h.malloc(1), b);
   h.free(a);
   h.free(b);
   h.free(c);
@@ -47,19 +53,37 @@ TEST(ThresholdHeap, SmallObjectsComeBackFromTheirQuickListUncoalesced) {
 
 TEST(ThresholdHeap, QuickListsAreExactSize) {
   Threshold h;
-  void* a = h.malloc(48);
+  void* a = h.malloc(48);  // 56 usable
   h.free(a);
-  void* b = h.malloc(32);  // a different class: not a's list
+  void* b = h.malloc(40);  // 40 usable, a different list
   EXPECT_NE(b, a);
-  EXPECT_EQ(h.malloc(48), a);
+  void* c = h.malloc(57);  // 72 usable, another
+  EXPECT_NE(c, a);
+  EXPECT_EQ(h.malloc(41), a);  // 56 usable: a's list
   h.free(a);
   h.free(b);
+  h.free(c);
+}
+
+TEST(ThresholdHeap, QuickListsServeEveryRequestUpToTheUsableSizeOfQuickMax) {
+  Threshold h;
+  void* a = h.malloc(72);
+  void* guard = h.malloc(16);
+  EXPECT_EQ(h.getSize(a), 72u);
+  h.free(a);
+  EXPECT_FALSE(Tags::isFree(a)) << "72 usable bytes: a quick-list object";
+  EXPECT_EQ(h.malloc(65), a);
+  void* m = h.malloc(73);  // 88 usable: a medium object, coalesced at once
+  h.free(m);
+  EXPECT_TRUE(Tags::isFree(m));
+  h.free(a);
+  h.free(guard);
 }
 
 TEST(ThresholdHeap, MediumMissFlushesQuickListsBeforeGrowing) {
   Threshold h;
   void* small[100];
-  for (auto& p : small) p = h.malloc(32);  // 100 adjacent 48-byte blocks, one run
+  for (auto& p : small) p = h.malloc(40);  // 100 adjacent 48-byte blocks, one run
   void* guard = h.malloc(200);
   for (auto& p : small) h.free(p);
   for (auto* p : small) ASSERT_FALSE(Tags::isFree(p));
@@ -69,7 +93,7 @@ TEST(ThresholdHeap, MediumMissFlushesQuickListsBeforeGrowing) {
   EXPECT_EQ(medium, small[0]);
   EXPECT_EQ(h.bytesHeld(), held) << "the heap grew although flushed memory fitted";
   // The flush emptied the quick lists: the small class is served by splitting now.
-  void* s = h.malloc(32);
+  void* s = h.malloc(40);
   EXPECT_EQ(s, Tags::next(medium));
   h.free(s);
   h.free(medium);
@@ -83,7 +107,7 @@ TEST(ThresholdHeap, MediumHitInTheBinsLeavesQuickListsAlone) {
   void* guard = h.malloc(200);
   h.free(m);
   h.free(s);
-  EXPECT_EQ(h.malloc(800), m);  // from the bins (1008 bytes, kept in the 896 bin)
+  EXPECT_EQ(h.malloc(800), m);  // from the bins (1000 usable, kept in the 904 bin)
   EXPECT_FALSE(Tags::isFree(s));
   EXPECT_EQ(h.malloc(32), s);  // still on its quick list
   h.free(m);

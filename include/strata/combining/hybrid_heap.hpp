@@ -6,10 +6,12 @@
 // means small. That needs two promises from the pair, stated in HybridCompatible
 // (strata/concepts.hpp):
 //  1. BigHeap::getSize reads the size of any object, including the small heap's: both keep the
-//     size in the object itself, in the same header format (the shared header word of
-//     strata/detail/header.hpp, as SizeHeap, MmapHeap and CoalesceableHeap do). The concept
-//     checks what the compiler can see of this: both getSize are static, i.e. they read the
-//     object alone, not the heap's state;
+//     usable size in the object itself, in the same header word (strata/detail/header.hpp),
+//     as SizeHeap and MmapHeap do. The concept checks what the compiler can see of this: both
+//     getSize are static, i.e. they read the object alone, not the heap's state. It cannot
+//     see the meaning of the word: CoalesceableHeap keeps a block size there (usable + 8), so
+//     a coalescing heap does not pair with a SizeHeap or MmapHeap side here; route those by
+//     the mapped flag with SelectMmapHeap instead, as LeaHeap does;
 //  2. the small heap never rounds a request <= Threshold above Threshold (a KingsleyHeap with
 //     a power-of-two Threshold, say), while the big heap's getSize is >= the request and so
 //     > Threshold. This one is the composer's to keep.

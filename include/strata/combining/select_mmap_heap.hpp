@@ -1,10 +1,21 @@
 // SelectMmapHeap: sends requests of Threshold bytes or more to Big (a heap of mappings, such
-// as MmapHeap) and the rest to Small. free and getSize route by the header flag that marks a
-// mapped object (MmapHeap::isMapped), not by size: an object's usable size can cross the
-// threshold by rounding alone, and the flag is the only thing that cannot be wrong.
+// as MmapHeap) and the rest to Small; when Small can serve a request from free memory alone
+// (BinnedHeap: mallocFromBins), a big request that fits there is served there instead, as
+// glibc does, since a mapping is meant to replace growing Small, not reusing it. free and
+// getSize route by the header flag that marks a mapped object (MmapHeap::isMapped), not by
+// size: an object's usable size can cross the threshold by rounding alone, and the flag is
+// the only thing that cannot be wrong.
 //
 // Small's objects must carry the shared header word without the mapped flag (SizeHeap,
 // CoalesceableHeap and the layers over them do).
+//
+// With DynamicThreshold (glibc's rule) the threshold rises as the program shows that it
+// allocates and frees large objects over and over: when a mapped object is freed whose
+// usable size is at least the current threshold and at most MaxDynamicThreshold (32 MiB,
+// glibc's cap), the threshold moves just past that size, so from then on requests of that
+// size are served, and recycled, by Small instead of costing an mmap, page faults on fresh
+// zeroed pages and a munmap each time. The threshold never falls; Threshold is where it
+// starts.
 #pragma once
 #include <cstddef>
 
@@ -12,10 +23,13 @@
 
 namespace strata {
 
-// Cost on top of the chosen heap: a compare on malloc; a header load and test on free.
-template <std::size_t Threshold, SizedHeap Small, MappedHeap Big>
+// Cost on top of the chosen heap: a compare on malloc (against a member when dynamic); a
+// header load and test on free (and, freeing a mapped object, a compare).
+template <std::size_t Threshold, SizedHeap Small, MappedHeap Big, bool DynamicThreshold = false>
 class SelectMmapHeap : public Small {
  public:
+  static constexpr std::size_t MaxDynamicThreshold = std::size_t{32} << 20;
+
   static constexpr std::size_t Alignment =
       Small::Alignment < Big::Alignment ? Small::Alignment : Big::Alignment;
 
@@ -24,16 +38,20 @@ class SelectMmapHeap : public Small {
   SelectMmapHeap(const SelectMmapHeap&) = delete;
   SelectMmapHeap& operator=(const SelectMmapHeap&) = delete;
 
-  // Big for n >= Threshold, Small otherwise.
+  // Big for n >= threshold() (unless Small has a free fit), Small otherwise. The Big side (a
+  // system call anyway) is kept out of line so that Small's fast path inlines into the
+  // caller.
   void* malloc(std::size_t n) noexcept {
-    return n >= Threshold ? big_.malloc(n) : Small::malloc(n);
+    if (n >= threshold()) [[unlikely]] return mallocBig(n);
+    return Small::malloc(n);
   }
 
-  // Back to whichever heap made p, as its header says.
+  // Back to whichever heap made p, as its header says; a mapped object may first raise the
+  // threshold (DynamicThreshold).
   void free(void* p) noexcept {
     if (p == nullptr) return;
-    if (Big::isMapped(p)) {
-      big_.free(p);
+    if (Big::isMapped(p)) [[unlikely]] {
+      freeBig(p);
     } else {
       Small::free(p);
     }
@@ -43,6 +61,15 @@ class SelectMmapHeap : public Small {
   std::size_t getSize(void* p) noexcept {
     if (p == nullptr) return 0;
     return Big::isMapped(p) ? big_.getSize(p) : Small::getSize(p);
+  }
+
+  // The size from which requests are mapped: Threshold, or more once it has risen.
+  std::size_t threshold() const noexcept {
+    if constexpr (DynamicThreshold) {
+      return threshold_;
+    } else {
+      return Threshold;
+    }
   }
 
   // What both heaps hold from the system now.
@@ -61,7 +88,25 @@ class SelectMmapHeap : public Small {
   Big& big() noexcept { return big_; }
 
  private:
+  // When Small can serve from its free memory alone (BinnedHeap), that comes first, as in
+  // glibc: a mapping replaces growing Small, not reusing what Small already holds free.
+  [[gnu::noinline]] void* mallocBig(std::size_t n) noexcept {
+    if constexpr (BinnedHeap<Small>) {
+      if (void* p = Small::mallocFromBins(n)) return p;
+    }
+    return big_.malloc(n);
+  }
+
+  [[gnu::noinline]] void freeBig(void* p) noexcept {
+    if constexpr (DynamicThreshold) {
+      const std::size_t size = big_.getSize(p);
+      if (size >= threshold_ && size <= MaxDynamicThreshold) threshold_ = size + 1;
+    }
+    big_.free(p);
+  }
+
   Big big_;
+  std::size_t threshold_ = Threshold;  // only read when DynamicThreshold
 };
 
 }  // namespace strata
