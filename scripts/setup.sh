@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what Strata needs on Debian 12, only what is missing. Safe to run again.
 set -euo pipefail
-pkgs=(cmake ninja-build g++ make pkg-config libgtest-dev libgmock-dev libbenchmark-dev valgrind)
+pkgs=(cmake ninja-build g++ make pkg-config libgtest-dev libgmock-dev libbenchmark-dev valgrind
+  libapr1-dev libtalloc-dev libmimalloc-dev)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
