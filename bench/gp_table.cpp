@@ -22,10 +22,8 @@
 //          same way for every allocator
 //   live   peak of the sum of requested sizes alive at once (from the workload)
 //   frag   held / live - 1 and RSS / live - 1, in percent
-#include <fcntl.h>
+// The fork/pipe and /proc machinery is in measure.hpp, shared with region_table.
 #include <malloc.h>
-#include <sys/mman.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -41,6 +39,7 @@
 #include "strata/general/kingsley_heap.hpp"
 #include "strata/top/memory_account.hpp"
 #include "strata/top/sbrk_heap.hpp"
+#include "measure.hpp"
 #include "workloads.hpp"
 
 // Being written alongside; picked up as soon as they exist.
@@ -53,17 +52,17 @@
 
 namespace gp {
 
+using strata::bench::Clock;
+using strata::bench::exactRss;
+using strata::bench::freshSlots;
+using strata::bench::inChild;
+using strata::bench::median;
 using strata::bench::Op;
+using strata::bench::peakDelta;
+using strata::bench::populateFileMappings;
+using strata::bench::resetPeakRss;
+using strata::bench::RunResult;
 using strata::bench::Workload;
-
-// What one child reports back through its pipe.
-struct RunResult {
-  bool ok = false;
-  double ms = 0;
-  std::size_t held = 0;        // bytes; 0 when not measured
-  std::size_t rss = 0;         // bytes
-  std::size_t failures = 0;    // mallocs that returned nullptr
-};
 
 // glibc malloc as a heap, so one replay loop serves every allocator.
 struct GlibcMalloc {
@@ -139,82 +138,6 @@ std::size_t replaySampling(const Op* ops, std::size_t n, void** slots, std::size
   return peak > base ? peak - base : 0;
 }
 
-// Reads a "Name:   123 kB" line of a /proc file, in bytes; without stdio, so that reading
-// it allocates nothing.
-std::size_t procBytes(const char* path, const char* field) {
-  char buf[8192];
-  const int fd = ::open(path, O_RDONLY);
-  if (fd < 0) return 0;
-  const ssize_t len = ::read(fd, buf, sizeof buf - 1);
-  ::close(fd);
-  if (len <= 0) return 0;
-  buf[len] = '\0';
-  const char* at = std::strstr(buf, field);
-  if (at == nullptr) return 0;
-  return std::strtoull(at + std::strlen(field), nullptr, 10) * 1024;
-}
-
-// The peak resident set since resetPeakRss(), from the kernel's counter.
-std::size_t peakRss() { return procBytes("/proc/self/status", "VmHWM:"); }
-
-// The resident set now, exactly: smaps_rollup walks the page tables. (VmRSS and VmHWM come
-// from per-CPU counters that can lag by a few hundred KiB just after fork(), so they make a
-// poor baseline; by the end of a run they have caught up.)
-std::size_t exactRss() { return procBytes("/proc/self/smaps_rollup", "Rss:"); }
-
-// Makes VmHWM (peak RSS) start again from the current RSS (Linux >= 4.0).
-bool resetPeakRss() {
-  const int fd = ::open("/proc/self/clear_refs", O_WRONLY);
-  if (fd < 0) return false;
-  const bool ok = ::write(fd, "5", 1) == 1;
-  ::close(fd);
-  return ok;
-}
-
-// Maps every page of the program's and libraries' files into the page tables now, so that
-// code first run during the measurement (fault-around maps 64 KiB per first touch) is not
-// counted as the allocator's memory. Best effort: needs MADV_POPULATE_READ (Linux 5.14).
-void populateFileMappings() {
-  char buf[32768];
-  const int fd = ::open("/proc/self/maps", O_RDONLY);
-  if (fd < 0) return;
-  std::size_t len = 0;
-  while (len < sizeof buf - 1) {
-    const ssize_t got = ::read(fd, buf + len, sizeof buf - 1 - len);
-    if (got <= 0) break;
-    len += static_cast<std::size_t>(got);
-  }
-  ::close(fd);
-  buf[len] = '\0';
-  for (char* line = buf; *line != '\0';) {
-    char* end = std::strchr(line, '\n');
-    if (end != nullptr) *end = '\0';
-    unsigned long lo = 0, hi = 0;
-    if (std::sscanf(line, "%lx-%lx", &lo, &hi) == 2 && std::strchr(line, '/') != nullptr &&
-        std::strstr(line, " r") != nullptr) {
-      ::madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_POPULATE_READ);
-    }
-    if (end == nullptr) break;
-    line = end + 1;
-  }
-}
-
-// How far the peak resident set rose above `before` (0 if it did not).
-std::size_t peakDelta(std::size_t before) {
-  const std::size_t peak = peakRss();
-  return peak > before ? peak - before : 0;
-}
-
-// A slot table of its own, mapped and touched before the baseline, so that writing it is
-// not counted as the allocator's memory.
-void** freshSlots(std::size_t n) {
-  const std::size_t bytes = std::max<std::size_t>(n, 1) * sizeof(void*);
-  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) return nullptr;
-  std::memset(p, 0, bytes);
-  return static_cast<void**>(p);
-}
-
 // Runs the heap on a few objects before the baseline, so that one-off start-up costs (code
 // faulted in, glibc setting up its arena) are not measured as the workload's.
 template <class H>
@@ -227,8 +150,6 @@ void warmUp() {
   }
   for (void* p : objects) heap.free(p);
 }
-
-using Clock = std::chrono::steady_clock;
 
 // One measured run of a Strata heap (in the child).
 template <class H>
@@ -286,35 +207,6 @@ std::vector<Allocator> allocators() {
 #endif
   all.push_back({"glibc malloc", false, [] { warmUp<GlibcMalloc>(); }, runGlibc});
   return all;
-}
-
-// Runs `body` in a fork()ed child and returns what it wrote to the pipe; ok = false when
-// the child died (a crash in one allocator must not take the table down).
-RunResult inChild(const std::function<RunResult()>& body) {
-  int fds[2];
-  if (::pipe(fds) != 0) return {};
-  std::fflush(nullptr);
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(fds[0]);
-    ::close(fds[1]);
-    return {};
-  }
-  if (pid == 0) {
-    ::close(fds[0]);
-    const RunResult r = body();
-    const bool written = ::write(fds[1], &r, sizeof r) == static_cast<ssize_t>(sizeof r);
-    ::_exit(written ? 0 : 1);
-  }
-  ::close(fds[1]);
-  RunResult r;
-  const ssize_t got = ::read(fds[0], &r, sizeof r);
-  ::close(fds[0]);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  if (got != static_cast<ssize_t>(sizeof r) || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    return {};
-  return r;
 }
 
 RunResult measure(const Allocator& a, const Workload& w) {
@@ -448,12 +340,6 @@ Options parse(int argc, char** argv) {
   }
   if (o.quick && !runsGiven) o.runs = 3;
   return o;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
 }
 
 constexpr double kMiB = 1024.0 * 1024.0;

@@ -1,0 +1,321 @@
+#include "strata/reap/reap.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "strata/detail/poison.hpp"
+#include "support/differential.hpp"
+
+using namespace strata;
+
+using R = Reap<>;
+static_assert(SizedHeap<R> && ClearableHeap<R> && R::Alignment == 16);
+
+TEST(Reap, RegionModeBumpsWithBoundaryTags) {
+  R r;
+  auto* a = static_cast<std::byte*>(r.malloc(40));
+  auto* b = static_cast<std::byte*>(r.malloc(40));
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  EXPECT_FALSE(r.anyFreed());
+  EXPECT_EQ(b - a, 48);  // block of 48 (40 + 8-byte tag, rounded to 16), adjacent
+  EXPECT_EQ(R::getSize(a), 40u);
+  EXPECT_EQ(r.bytesInChunks(), kReapFirstChunk - 16);
+}
+
+TEST(Reap, FreedMemoryIsReusedAndCoalesced) {
+  R r;
+  void* a = r.malloc(100);
+  void* b = r.malloc(100);
+  void* c = r.malloc(100);
+  ASSERT_TRUE(a && b && c);
+  r.free(a);
+  r.free(b);  // coalesces with a: one block of 224
+  EXPECT_TRUE(r.anyFreed());
+  void* d = r.malloc(200);
+  EXPECT_EQ(d, a) << "the freed, coalesced pair should serve a larger request";
+  r.free(c);
+  void* e = r.malloc(50);
+  EXPECT_EQ(e, c);
+}
+
+TEST(Reap, GeometricChunks) {
+  R r;
+  std::size_t last = 0;
+  std::vector<std::size_t> held;
+  for (int i = 0; i < 20000; ++i) {
+    ASSERT_NE(r.malloc(100), nullptr);
+    if (r.bytesInChunks() != last) held.push_back(last = r.bytesInChunks());
+  }
+  ASSERT_GE(held.size(), 4u);
+  EXPECT_EQ(held[0], kReapFirstChunk - 16);
+  EXPECT_EQ(held[1] - held[0], 2 * kReapFirstChunk - 16);
+  EXPECT_EQ(held[2] - held[1], 4 * kReapFirstChunk - 16);
+}
+
+TEST(Reap, LargeObjectsGetTheirOwnChunk) {
+  R r;
+  void* p = r.malloc(1 << 20);
+  ASSERT_NE(p, nullptr);
+  std::memset(p, 1, 1 << 20);
+  EXPECT_GE(R::getSize(p), std::size_t{1} << 20);
+  void* q = r.malloc(16);
+  ASSERT_NE(q, nullptr);
+}
+
+TEST(Reap, OverflowGivesEnomem) {
+  R r;
+  errno = 0;
+  EXPECT_EQ(r.malloc(SIZE_MAX), nullptr);
+  EXPECT_EQ(errno, ENOMEM);
+  errno = 0;
+  EXPECT_EQ(r.malloc(SIZE_MAX - 20), nullptr);
+  EXPECT_EQ(errno, ENOMEM);
+  void* p = r.malloc(10);
+  errno = 0;
+  EXPECT_EQ(r.realloc(p, SIZE_MAX - 8), nullptr);
+  EXPECT_EQ(errno, ENOMEM);
+  EXPECT_TRUE(r.isLive(p));
+}
+
+TEST(Reap, ReallocKeepsContents) {
+  R r;
+  auto* p = static_cast<char*>(r.malloc(10));
+  std::memcpy(p, "abcdefghi", 10);
+  auto* q = static_cast<char*>(r.realloc(p, 5000));
+  ASSERT_NE(q, nullptr);
+  EXPECT_STREQ(q, "abcdefghi");
+  EXPECT_EQ(r.realloc(q, 0), nullptr);
+  EXPECT_FALSE(r.isLive(q));
+}
+
+TEST(Reap, LivenessChecks) {
+  R r;
+  auto* p = static_cast<std::byte*>(r.malloc(64));
+  void* q = r.malloc(64);
+  EXPECT_TRUE(r.isLive(p));
+  EXPECT_TRUE(r.looksLive(p));
+  EXPECT_FALSE(r.isLive(p + 16));
+  EXPECT_FALSE(r.isLive(p + 1));
+  alignas(16) static std::byte outside[64];
+  EXPECT_FALSE(r.isLive(outside + 16));
+  EXPECT_FALSE(r.looksLive(outside + 16));
+  r.free(p);
+  EXPECT_FALSE(r.isLive(p));
+  EXPECT_FALSE(r.looksLive(p));
+  EXPECT_TRUE(r.isLive(q));
+  R other;
+  EXPECT_FALSE(other.isLive(q));
+  EXPECT_FALSE(other.looksLive(q));
+}
+
+TEST(Reap, DifferentialWithClear) {
+  for (auto sizes : {test::SizeMix::Small, test::SizeMix::Mixed}) {
+    test::DiffConfig cfg;
+    cfg.sizes = sizes;
+    cfg.ops = detail::kAsan ? 150'000 : 600'000;
+    cfg.maxLive = 2000;
+    cfg.useClear = true;
+    const auto stats = test::expectEverythingReturned<R>(cfg);
+    EXPECT_GT(stats.clears, 0u);
+    EXPECT_GT(stats.frees, 0u);
+  }
+}
+
+TEST(Reap, DestroyReturnsEveryByte) {
+  const std::size_t before = processAccount().held();
+  {
+    R r;
+    std::vector<void*> v;
+    for (int i = 0; i < 10000; ++i) v.push_back(r.malloc(16 + i % 3000));
+    for (std::size_t i = 0; i < v.size(); i += 2) r.free(v[i]);
+    R* c = r.createChild();
+    ASSERT_NE(c, nullptr);
+    for (int i = 0; i < 5000; ++i) c->malloc(100);
+    r.clear();
+    for (int i = 0; i < 1000; ++i) r.malloc(i);
+    EXPECT_GT(processAccount().held(), before);
+  }
+  EXPECT_EQ(processAccount().held(), before);
+}
+
+TEST(Reap, NestingClearDestroysChildren) {
+  R root;
+  int destroyed = 0;
+  auto count = +[](void* arg) { ++*static_cast<int*>(arg); };
+  R* a = root.createChild();
+  R* b = root.createChild();
+  R* aa = a->createChild();
+  ASSERT_TRUE(a && b && aa);
+  EXPECT_EQ(a->parent(), &root);
+  EXPECT_EQ(aa->parent(), a);
+  EXPECT_EQ(root.firstChild(), b);
+  for (R* x : {a, b, aa}) {
+    ASSERT_TRUE(x->addCleanup(count, &destroyed));
+    ASSERT_NE(x->malloc(1000), nullptr);
+  }
+  root.destroyChild(a);  // takes aa with it
+  EXPECT_EQ(destroyed, 2);
+  EXPECT_EQ(root.firstChild(), b);
+  EXPECT_EQ(b->nextSibling(), nullptr);
+  root.clear();
+  EXPECT_EQ(destroyed, 3);
+  EXPECT_EQ(root.firstChild(), nullptr);
+  R* c = root.createChild();
+  ASSERT_NE(c, nullptr);
+  c->addCleanup(count, &destroyed);
+  {
+    R* d = c->createChild();
+    d->addCleanup(count, &destroyed);
+  }
+  // root's destructor destroys c and d
+}
+
+TEST(Reap, CleanupsRunNewestFirstOnClearAndDestroy) {
+  std::vector<int> order;
+  struct Rec {
+    std::vector<int>* v;
+    int n;
+  };
+  auto push = +[](void* a) {
+    auto* r = static_cast<Rec*>(a);
+    r->v->push_back(r->n);
+  };
+  Rec r1{&order, 1}, r2{&order, 2}, r3{&order, 3};
+  {
+    R r;
+    r.addCleanup(push, &r1);
+    r.addCleanup(push, &r2);
+    r.clear();
+    EXPECT_EQ(order, (std::vector<int>{2, 1}));
+    r.clear();
+    EXPECT_EQ(order.size(), 2u) << "cleanups run once";
+    r.addCleanup(push, &r3);
+  }
+  EXPECT_EQ(order, (std::vector<int>{2, 1, 3}));
+}
+
+namespace {
+struct Tracked {
+  static inline int live = 0;
+  std::string name;
+  explicit Tracked(std::string n) : name(std::move(n)) { ++live; }
+  ~Tracked() { --live; }
+};
+struct Throws {
+  Throws() { throw 42; }
+  ~Throws() {}
+};
+struct Plain {
+  int x, y;
+};
+}  // namespace
+
+TEST(Reap, MakeConstructsAndDestroys) {
+  {
+    R r;
+    Tracked* t = r.make<Tracked>("a long string that does not fit the small buffer");
+    ASSERT_NE(t, nullptr);
+    EXPECT_EQ(Tracked::live, 1);
+    EXPECT_EQ(t->name.size(), 48u);
+    r.make<Tracked>("b");
+    EXPECT_EQ(Tracked::live, 2);
+    r.clear();
+    EXPECT_EQ(Tracked::live, 0);
+    r.make<Tracked>("c");
+    Plain* p = r.make<Plain>(Plain{3, 4});
+    EXPECT_EQ(p->y, 4);
+    EXPECT_THROW(r.make<Throws>(), int);
+    EXPECT_EQ(Tracked::live, 1);
+  }
+  EXPECT_EQ(Tracked::live, 0);
+}
+
+// A producer-consumer pattern: objects are freed in FIFO order, a few thousand behind the
+// producer. The reap reuses freed memory and stays near the live size; a region whose free
+// does nothing grows with the total allocated.
+TEST(Reap, ProducerConsumerStaysBounded) {
+  std::mt19937_64 rng(7);
+  std::uniform_int_distribution<std::size_t> size(64, 1024);
+  const int total = detail::kAsan ? 150'000 : 400'000;
+  const std::size_t window = 8000;
+
+  R reap;
+  RegionHeap<MallocHeap> region;
+  std::deque<std::pair<void*, std::size_t>> reapQ, regionQ;
+  std::size_t live = 0, peakLive = 0, regionBytes = 0, regionAtWindow = 0;
+  for (int i = 0; i < total; ++i) {
+    const std::size_t n = size(rng);
+    void* p = reap.malloc(n);
+    void* q = region.malloc(n);
+    ASSERT_TRUE(p && q);
+    std::memset(p, 1, n);
+    reapQ.emplace_back(p, n);
+    regionQ.emplace_back(q, n);
+    live += n;
+    regionBytes += n;
+    peakLive = std::max(peakLive, live);
+    if (reapQ.size() > window) {
+      reap.free(reapQ.front().first);
+      live -= reapQ.front().second;
+      reapQ.pop_front();
+      region.free(regionQ.front().first);
+      regionQ.pop_front();
+    }
+    if (i == static_cast<int>(window)) regionAtWindow = regionBytes;
+  }
+  const double ratio = double(reap.bytesInChunks()) / double(peakLive);
+  RecordProperty("reap_over_peak_live", std::to_string(ratio));
+  EXPECT_LE(ratio, 1.25) << "reap holds " << reap.bytesInChunks() << " for peak live "
+                         << peakLive;
+  // The region holds everything ever allocated: many times the live set.
+  EXPECT_GT(regionBytes, 10 * peakLive);
+  EXPECT_GT(regionBytes, 10 * regionAtWindow);
+}
+
+#if defined(STRATA_ASAN)
+TEST(ReapDeathTest, UseAfterClearIsReported) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        R r;
+        auto* p = static_cast<volatile char*>(r.malloc(100));
+        p[0] = 1;
+        r.clear();
+        p[0] = 2;
+      },
+      "use-after-free|use-after-poison");
+}
+
+TEST(ReapDeathTest, UseAfterFreeIsReported) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        R r;
+        auto* p = static_cast<volatile char*>(r.malloc(100));
+        r.malloc(100);
+        r.free(const_cast<char*>(p));
+        p[40] = 2;
+      },
+      "use-after-poison");
+}
+
+TEST(ReapDeathTest, BumpSpaceIsPoisoned) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        R r;
+        auto* p = static_cast<volatile char*>(r.malloc(100));
+        p[200] = 2;
+      },
+      "use-after-poison");
+}
+#endif
