@@ -1,8 +1,9 @@
-// Strata in one include: every public header (the concepts, then the layers folder by folder:
-// top heaps, object representations, building blocks, combining layers, general-purpose
-// heaps, utilities, thread layers), for programs that would rather not pick headers one by
-// one. The detail/ headers come in through the layers that use them. Including it costs
-// compile time only: every layer is a template, instantiated only where it is used.
+// Strata in one include: every public header (the concepts, then the layers folder by
+// folder: top heaps, object representations, building blocks, combining layers,
+// general-purpose heaps, utilities, thread layers, special-purpose heaps, reaps), for
+// programs that would rather not pick headers one by one. The detail/ headers come in through
+// the layers that use them. Including it costs compile time only: every layer is a template,
+// instantiated only where it is used.
 #pragma once
 
 #include "strata/concepts.hpp"
@@ -49,3 +50,12 @@
 
 #include "strata/threads/pho_thread_heap.hpp"
 #include "strata/threads/thread_heap.hpp"
+
+#include "strata/special/obstack_heap.hpp"
+#include "strata/special/xalloc_heap.hpp"
+#include "strata/special/zone_heap.hpp"
+
+#include "strata/reap/clear_optimized_heap.hpp"
+#include "strata/reap/nested_heap.hpp"
+#include "strata/reap/reap.hpp"
+#include "strata/reap/region_heap.hpp"
