@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -315,6 +316,90 @@ TEST(ReapDeathTest, BumpSpaceIsPoisoned) {
         R r;
         auto* p = static_cast<volatile char*>(r.malloc(100));
         p[200] = 2;
+      },
+      "use-after-poison");
+}
+#endif
+
+// The chunk cache: a child's chunks go to its tree's cache when it is destroyed, and the
+// next child reuses them without asking malloc; trimCache gives them all back.
+TEST(ReapChunkCache, ChildrenReuseCachedChunks) {
+  const std::size_t before = processAccount().held();
+  {
+    R root;
+    auto fill = [&] {
+      R* c = root.createChild();
+      ASSERT_NE(c, nullptr);
+      for (int i = 0; i < 20000; ++i) ASSERT_NE(c->malloc(16 + i % 200), nullptr);
+      root.destroyChild(c);
+    };
+    fill();
+    const std::size_t cached = root.cachedBytes();
+    EXPECT_GT(cached, std::size_t{1} << 20);
+    const std::size_t held = processAccount().held();
+    fill();
+    EXPECT_EQ(processAccount().held(), held) << "the second child should reuse every chunk";
+    EXPECT_EQ(root.cachedBytes(), cached);
+    root.trimCache();
+    EXPECT_EQ(root.cachedBytes(), 0u);
+    fill();
+    root.clear();  // the root's own chunks go to the cache too
+    EXPECT_GT(root.cachedBytes(), 0u);
+  }
+  EXPECT_EQ(processAccount().held(), before) << "destroying the root empties the cache";
+}
+
+TEST(ReapChunkCache, StaysBounded) {
+  R root;
+  root.setCacheLimit(std::size_t{256} << 10);
+  std::mt19937_64 rng(3);
+  for (int round = 0; round < 30; ++round) {
+    R* c = root.createChild();
+    ASSERT_NE(c, nullptr);
+    const int n = 1000 + static_cast<int>(rng() % 20000);
+    for (int i = 0; i < n; ++i) ASSERT_NE(c->malloc(8 + rng() % 3000), nullptr);
+    root.destroyChild(c);
+    EXPECT_LE(root.cachedBytes(), std::size_t{256} << 10);
+  }
+  root.setCacheLimit(0);
+  EXPECT_EQ(root.cachedBytes(), 0u);
+  R* c = root.createChild();
+  for (int i = 0; i < 5000; ++i) c->malloc(100);
+  root.destroyChild(c);
+  EXPECT_EQ(root.cachedBytes(), 0u) << "limit 0: nothing is cached";
+}
+
+// Total held by a tree (chunks in use + cached) never exceeds the peak of chunks in use.
+TEST(ReapChunkCache, HeldNeverExceedsPeakInUse) {
+  R root;
+  std::size_t peak = 0;
+  std::mt19937_64 rng(5);
+  for (int round = 0; round < 40; ++round) {
+    R* c = root.createChild();
+    ASSERT_NE(c, nullptr);
+    const int n = 100 + static_cast<int>(rng() % 30000);
+    const std::size_t big = rng() % 4 == 0 ? 100000 + rng() % 400000 : 0;
+    if (big != 0) {
+      ASSERT_NE(c->malloc(big), nullptr);
+    }
+    for (int i = 0; i < n; ++i) ASSERT_NE(c->malloc(8 + rng() % 500), nullptr);
+    peak = std::max(peak, root.treeChunksInUse());
+    EXPECT_LE(root.treeChunksInUse() + root.cachedBytes(), peak + (std::size_t{1} << 20));
+    root.destroyChild(c);
+    EXPECT_LE(root.cachedBytes(), peak);
+  }
+}
+
+#if defined(STRATA_ASAN)
+TEST(ReapDeathTest, CachedChunkIsPoisoned) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        R root;
+        R* c = root.createChild();
+        auto* p = static_cast<volatile char*>(c->malloc(100));
+        root.destroyChild(c);
+        p[0] = 2;
       },
       "use-after-poison");
 }

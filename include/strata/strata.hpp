@@ -55,6 +55,7 @@
 #include "strata/special/xalloc_heap.hpp"
 #include "strata/special/zone_heap.hpp"
 
+#include "strata/reap/chunk_cache.hpp"
 #include "strata/reap/clear_optimized_heap.hpp"
 #include "strata/reap/nested_heap.hpp"
 #include "strata/reap/reap.hpp"

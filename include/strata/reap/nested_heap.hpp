@@ -42,6 +42,10 @@ class NestedHeap : public Super {
     void* m = Super::malloc(sizeof(NestedHeap));
     if (m == nullptr) return nullptr;
     auto* c = ::new (m) NestedHeap(std::forward<A>(args)...);
+    // A layer that shares state down the tree (the Reap's chunk cache) hooks in here.
+    if constexpr (requires(Super& a, Super& b) { a.joinParent(b); }) {
+      static_cast<Super&>(*c).joinParent(static_cast<Super&>(*this));
+    }
     c->parent_ = this;
     c->nextSibling_ = firstChild_;
     if (firstChild_ != nullptr) firstChild_->prevSibling_ = c;

@@ -4,7 +4,7 @@
 //   Reap<Top> = NestedHeap<ReapHeap<Top>>
 //   ReapHeap  = cleanups, make<T>, realloc, ownership checks over
 //               ClearOptimizedHeap<ReapRegion<Top>, ReapStore>
-//   ReapRegion<Top> = CoalesceableHeap<ReapChunkHeap<RegionHeap<Top>>>
+//   ReapRegion<Top> = CoalesceableHeap<ReapChunkHeap<RegionHeap<ReapChunkSource<Top>>>>
 //       region mode: a bump pointer through geometric chunks (8 KiB, doubling), every object
 //       laid out with CoalesceableHeap's boundary tags (8 bytes each), because the chunk
 //       heap is contiguous, so each new object takes the place of the previous fence;
@@ -12,8 +12,13 @@
 //       the Lea-style store that freed objects go to: coalesced with free neighbours and
 //       binned by size; later requests draw from it first. It owns no memory of its own.
 //
+//   ReapChunkSource<Top> = the chunk cache of the reap's tree (strata/reap/chunk_cache.hpp):
+//       a child's chunks come from, and go back to, its root's cache; the root's Top is asked
+//       only on a miss, and the cache (bounded) goes back to Top when the root is destroyed.
+//
 // clear() runs the cleanups (newest first), destroys the children, and frees every object,
-// keeping the reap; destruction does the same and gives every chunk back to Top.
+// keeping the reap; its chunks go to the tree's cache, from which it refills. Destruction
+// does the same; a root's destruction then gives every cached chunk back to Top.
 // Built with AddressSanitizer, unused chunk space, freed objects (past their two link words)
 // and cleared chunks are poisoned.
 #pragma once
@@ -33,6 +38,7 @@
 #include "strata/detail/header.hpp"
 #include "strata/detail/poison.hpp"
 #include "strata/general/lea_heap.hpp"
+#include "strata/reap/chunk_cache.hpp"
 #include "strata/reap/clear_optimized_heap.hpp"
 #include "strata/reap/nested_heap.hpp"
 #include "strata/reap/region_heap.hpp"
@@ -48,7 +54,10 @@ inline constexpr std::size_t kReapDoublingLimit = std::size_t{256} << 10;
 // Bumps through chunks taken from a RegionHeap: contiguous (top() is the bump pointer) so that
 // CoalesceableHeap lays consecutive objects out as one run. Chunk sizes are geometric: 8 KiB,
 // doubling while the reap holds under 256 KiB, then a quarter of what it holds (so growth
-// never overshoots by more than a fifth). Freeing the most recent allocation gives it back
+// never overshoots by more than a fifth). The sizes depend only on the sizes before them
+// (and on objects too big for a chunk), and a clear starts over from the first chunk, so a
+// reap cleared or made again asks for the same sizes and its tree's chunk cache
+// (strata/reap/chunk_cache.hpp) finds them. Freeing the most recent allocation gives it back
 // (CoalesceableHeap does so when a new chunk did not continue the run). Fast path: a compare
 // and an add (plus unpoisoning under ASan).
 template <Heap Super>
@@ -82,11 +91,12 @@ class ReapChunkHeap : public Super {
   // Where the next allocation starts if it fits the current chunk.
   void* top() const noexcept { return bump_; }
 
-  // Gives every chunk back.
+  // Gives every chunk back; the next chunk is a first chunk again.
   void clear() noexcept {
     Super::clear();
     bump_ = end_ = last_ = nullptr;
     held_ = 0;
+    next_ = kReapFirstChunk;
   }
 
   // Bytes in chunks (what this heap took from the region, headers excluded).
@@ -159,7 +169,7 @@ class ReapBin : public DLListHeap<S> {
 };
 
 template <Heap Top>
-using ReapRegion = CoalesceableHeap<ReapChunkHeap<RegionHeap<Top>>>;
+using ReapRegion = CoalesceableHeap<ReapChunkHeap<RegionHeap<ReapChunkSource<Top>>>>;
 
 using ReapStore =
     CoalesceHeap<SegHeap<kLeaBins, LeaBinClasses, ReapBin, CoalesceableHeap<ReapNullStore>>>;
@@ -274,6 +284,17 @@ class ReapHeap : public ClearOptimizedHeap<ReapRegion<Top>, ReapStore> {
 
   // Bytes the reap holds in chunks.
   std::size_t bytesInChunks() const noexcept { return this->region().chunkBytes(); }
+
+  // Makes this reap take its chunks from, and give them back to, parent's tree's chunk
+  // cache (NestedHeap::createChild calls it on every child).
+  void joinParent(ReapHeap& parent) noexcept { this->region().joinParent(parent.region()); }
+
+  // The chunk cache of this reap's tree (see strata/reap/chunk_cache.hpp): bytes cached,
+  // chunk bytes in use by the whole tree, trimming, and the bound.
+  std::size_t cachedBytes() const noexcept { return this->region().cachedBytes(); }
+  std::size_t treeChunksInUse() const noexcept { return this->region().chunksInUse(); }
+  void trimCache() noexcept { this->region().trimCache(); }
+  void setCacheLimit(std::size_t bytes) noexcept { this->region().setCacheLimit(bytes); }
 
  private:
   struct alignas(16) CleanupNode {

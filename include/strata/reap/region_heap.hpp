@@ -5,7 +5,8 @@
 // then also search: find() answers "which chunk holds this address?"); over objects of
 // their own it is the classic region, whose memory grows without bound when a program frees
 // as it goes. Memory given back is unpoisoned first, since the parent may hand it out again.
-// Fast path: the parent's malloc and two header stores.
+// Fast path: the parent's malloc and two header stores. A parent with a sized free
+// (free(p, n), n = what malloc was asked for) is given back its objects that way.
 #pragma once
 #include <cerrno>
 #include <cstddef>
@@ -58,7 +59,11 @@ class RegionHeap : public Super {
     while (Node* h = head_) {
       head_ = h->next;
       detail::unpoison(h + 1, h->size);
-      Super::free(h);
+      if constexpr (requires(Super& s, void* q, std::size_t n) { s.free(q, n); }) {
+        Super::free(h, h->size + Overhead);  // a sized free where the parent offers one
+      } else {
+        Super::free(h);
+      }
     }
   }
 
