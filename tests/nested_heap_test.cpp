@@ -75,3 +75,27 @@ TEST(NestedHeap, DestroyChildUnlinksIt) {
   root.destroyChild(a);
   EXPECT_EQ(root.firstChild(), nullptr);
 }
+
+TEST(NestedHeap, DestroyedChildStorageIsReused) {
+  const std::size_t before = processAccount().held();
+  {
+    Tree root;
+    Tree* a = root.createChild();
+    ASSERT_NE(a->malloc(100), nullptr);
+    root.destroyChild(a);
+    Tree* b = root.createChild();
+    EXPECT_EQ(b, a);
+    EXPECT_EQ(b->id, 0);
+    EXPECT_EQ(b->parent(), &root);
+    EXPECT_EQ(b->firstChild(), nullptr);
+    Tree* c = root.createChild();
+    EXPECT_NE(c, b);
+    root.destroyChild(b);
+    root.destroyChild(c);
+    root.clear();  // the spares go with root's memory
+    Tree* d = root.createChild();
+    ASSERT_NE(d, nullptr);
+    EXPECT_NE(d->malloc(10), nullptr);
+  }
+  EXPECT_EQ(processAccount().held(), before);
+}

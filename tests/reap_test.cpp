@@ -404,3 +404,63 @@ TEST(ReapDeathTest, CachedChunkIsPoisoned) {
       "use-after-poison");
 }
 #endif
+
+// Creating and destroying children is cheap: a destroyed child's storage is kept by its
+// parent for the next child (the parent never frees, so it stays in region mode and never
+// builds its free store), and the children's first chunks cycle through the tree's cache.
+TEST(Reap, ChildrenReuseStorageAndLeaveParentInRegionMode) {
+  R root;
+  R* a = root.createChild();
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(a->malloc(100), nullptr);
+  root.destroyChild(a);
+  EXPECT_FALSE(root.anyFreed());
+  R* b = root.createChild();
+  EXPECT_EQ(b, a) << "the next child is built in the destroyed one's storage";
+  EXPECT_EQ(b->firstChild(), nullptr);
+  EXPECT_EQ(b->bytesInChunks(), 0u);
+  EXPECT_FALSE(b->anyFreed());
+  void* p = b->malloc(100);
+  ASSERT_NE(p, nullptr);
+  b->free(p);  // the child's store is built now, on its first free
+  EXPECT_TRUE(b->anyFreed());
+  EXPECT_EQ(b->malloc(100), p);
+  R* c = b->createChild();
+  ASSERT_NE(c, nullptr);
+  ASSERT_NE(c->malloc(50), nullptr);
+  root.clear();  // destroys b (and c), drops the spares
+  EXPECT_EQ(root.firstChild(), nullptr);
+  EXPECT_EQ(root.treeChunksInUse(), 0u);
+  R* d = root.createChild();
+  ASSERT_NE(d, nullptr);
+  EXPECT_NE(d->malloc(10), nullptr);
+}
+
+TEST(Reap, ManyChildrenStayCheap) {
+  const std::size_t before = processAccount().held();
+  {
+    R root;
+    std::vector<R*> stack{&root};
+    std::mt19937 rng(7);
+    for (int s = 0; s < 20000; ++s) {
+      if (stack.size() == 1 || (stack.size() < 40 && rng() % 100 < 52)) {
+        R* c = stack.back()->createChild();
+        ASSERT_NE(c, nullptr);
+        for (unsigned k = 1 + rng() % 8; k > 0; --k) {
+          void* p = c->malloc(8 + rng() % 256);
+          ASSERT_NE(p, nullptr);
+          if (rng() % 4 == 0) c->free(p);
+        }
+        stack.push_back(c);
+      } else {
+        R* c = stack.back();
+        stack.pop_back();
+        stack.back()->destroyChild(c);
+        EXPECT_FALSE(stack.back()->anyFreed() && stack.size() == 1);
+      }
+    }
+    // Chunks in use stay bounded by the depth, not the number of children made.
+    EXPECT_LE(root.treeChunksInUse(), 41 * (2 * kReapFirstChunk));
+  }
+  EXPECT_EQ(processAccount().held(), before);
+}

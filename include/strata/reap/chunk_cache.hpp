@@ -23,7 +23,9 @@
 // trimCache().
 //
 // Built with AddressSanitizer, cached chunks are poisoned past their 16-byte link.
-// Cost: a class computation and a list pop or push per chunk; nothing per object.
+// Cost: a class computation and a list pop or push per chunk; nothing per object. The list
+// heads are set up on the root's first cached chunk: a child (which never uses its own)
+// does not pay for clearing them.
 #pragma once
 #include <bit>
 #include <cstddef>
@@ -38,6 +40,7 @@ inline constexpr std::size_t kReapCacheLimit = std::size_t{64} << 20;
 
 struct ReapChunkClasses {
   static constexpr std::size_t kMin = std::size_t{8} << 10;
+  static_assert(kMin == std::size_t{1} << 13, "of() shifts by log2(kMin / 4) = 11");
   static constexpr unsigned kCount = 4 * 17;  // 8 KiB .. 1 GiB (exclusive)
   static constexpr std::size_t kMax = (kMin << (kCount / 4 - 1)) / 4 * 7;
 
@@ -48,8 +51,8 @@ struct ReapChunkClasses {
   static constexpr bool of(std::size_t n, unsigned& c) noexcept {
     if (n < kMin || n >= (kMin << (kCount / 4))) return false;
     const unsigned o = static_cast<unsigned>(std::bit_width(n)) - 14;
-    const std::size_t base = kMin << o, quarter = base / 4;
-    c = 4 * o + static_cast<unsigned>((n - base) / quarter);
+    const std::size_t base = kMin << o;  // a quarter of it is 1 << (o + 11): a shift, no divide
+    c = 4 * o + static_cast<unsigned>((n - base) >> (o + 11));
     return true;
   }
 };
@@ -86,6 +89,7 @@ class ReapChunkSource : public Top {
   // Gives every cached chunk back to Top.
   void trimCache() noexcept {
     ReapChunkSource& r = root();
+    if (r.cached_ == 0) return;
     for (unsigned c = 0; c < ReapChunkClasses::kCount; ++c) {
       while (r.lists_[c] != nullptr) r.evict(c);
     }
@@ -100,6 +104,7 @@ class ReapChunkSource : public Top {
   void setCacheLimit(std::size_t bytes) noexcept {
     ReapChunkSource& r = root();
     r.limit_ = bytes;
+    if (r.cached_ == 0) return;
     for (unsigned c = 0; c < ReapChunkClasses::kCount && r.cached_ > bytes; ++c) {
       while (r.lists_[c] != nullptr && r.cached_ > bytes) r.evict(c);
     }
@@ -117,7 +122,7 @@ class ReapChunkSource : public Top {
 
   void* take(std::size_t n) noexcept {
     unsigned c;
-    if (ReapChunkClasses::of(n, c)) {
+    if (cached_ != 0 && ReapChunkClasses::of(n, c)) {
       Link** at = &lists_[c];
       for (unsigned i = 0; i < kScan && *at != nullptr; ++i, at = &(*at)->next) {
         Link* l = *at;
@@ -138,7 +143,7 @@ class ReapChunkSource : public Top {
     inUse_ += n;
     if (inUse_ > peak_) peak_ = inUse_;
     // Keep in use + cached <= peak in use: cached chunks of other classes go back.
-    for (unsigned k = 0; k < ReapChunkClasses::kCount && cached_ + inUse_ > peak_; ++k) {
+    for (unsigned k = 0; cached_ != 0 && k < ReapChunkClasses::kCount && cached_ + inUse_ > peak_; ++k) {
       while (lists_[k] != nullptr && cached_ + inUse_ > peak_) evict(k);
     }
     return p;
@@ -151,12 +156,18 @@ class ReapChunkSource : public Top {
       Top::free(p);
       return;
     }
+    if (!listsReady_) [[unlikely]] initLists();
     auto* l = static_cast<Link*>(p);
     l->next = lists_[c];
     l->size = n;
     lists_[c] = l;
     cached_ += n;
     detail::poison(reinterpret_cast<std::byte*>(l) + 16, n - 16);
+  }
+
+  [[gnu::noinline]] void initLists() noexcept {
+    for (auto& l : lists_) l = nullptr;
+    listsReady_ = true;
   }
 
   void evict(unsigned c) noexcept {
@@ -174,7 +185,8 @@ class ReapChunkSource : public Top {
   std::size_t inUse_ = 0;
   std::size_t peak_ = 0;
   std::size_t limit_ = kReapCacheLimit;
-  Link* lists_[ReapChunkClasses::kCount] = {};
+  bool listsReady_ = false;  // lists_ is set up (on the first chunk cached; cached_ != 0 implies it)
+  Link* lists_[ReapChunkClasses::kCount];
 };
 
 }  // namespace strata

@@ -9,8 +9,14 @@
 // Reap both share CoalesceableHeap's boundary tags, and General is a coalescing store that
 // owns no memory of its own). Cost in region mode: one flag test on top of the region's
 // malloc; afterwards the general heap's malloc, plus the region's on a miss.
+//
+// The general heap is constructed lazily, in storage kept inside this heap, on the first
+// free (or the first call to general()): a heap that never frees a single object (most
+// child reaps) never pays for building or tearing down the store (for the Reap's store, 128
+// bins). Once built it stays built until destruction.
 #pragma once
 #include <cstddef>
+#include <new>
 
 #include "strata/concepts.hpp"
 
@@ -28,12 +34,15 @@ class ClearOptimizedHeap {
   ClearOptimizedHeap& operator=(const ClearOptimizedHeap&) = delete;
   // The general heap forgets the region's objects before the region lets go of them.
   ~ClearOptimizedHeap() {
-    if (freed_) general_.clear();
+    if (made_) {
+      if (freed_) store().clear();
+      store().~General();
+    }
   }
 
   void* malloc(std::size_t n) noexcept {
     if (freed_) {
-      if (void* p = general_.malloc(n)) return p;
+      if (void* p = store().malloc(n)) return p;
     }
     return region_.malloc(n);
   }
@@ -42,14 +51,14 @@ class ClearOptimizedHeap {
   void free(void* p) noexcept {
     if (p == nullptr) return;
     freed_ = true;
-    general_.free(p);
+    general().free(p);
   }
 
-  std::size_t getSize(void* p) noexcept { return general_.getSize(p); }
+  std::size_t getSize(void* p) noexcept { return general().getSize(p); }
 
   // Frees everything; the general heap is touched only if something was ever freed.
   void clear() noexcept {
-    if (freed_) general_.clear();
+    if (freed_) store().clear();
     region_.clear();
     freed_ = false;
   }
@@ -59,12 +68,23 @@ class ClearOptimizedHeap {
 
   Region& region() noexcept { return region_; }
   const Region& region() const noexcept { return region_; }
-  General& general() noexcept { return general_; }
+  // The general heap (built now if it was not yet).
+  General& general() noexcept {
+    if (!made_) [[unlikely]] make();
+    return store();
+  }
 
  private:
-  Region region_;    // declared first: destroyed last, after general_ has forgotten its objects
-  General general_;
+  General& store() noexcept { return *std::launder(reinterpret_cast<General*>(storage_)); }
+  [[gnu::noinline]] void make() noexcept {
+    ::new (static_cast<void*>(storage_)) General();
+    made_ = true;
+  }
+
+  Region region_;    // declared first: destroyed last, after the store has forgotten its objects
   bool freed_ = false;
+  bool made_ = false;  // the general heap has been constructed in storage_
+  alignas(General) unsigned char storage_[sizeof(General)];
 };
 
 }  // namespace strata

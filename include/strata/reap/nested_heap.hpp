@@ -2,13 +2,19 @@
 // lives in its parent's memory; clearing the parent destroys its children first (newest
 // first), and destroying it destroys them too, so a whole tree goes with its root. A child
 // can also be destroyed on its own (destroyChild), which unlinks it from its parent.
-// Cost: nothing on malloc/free; four pointers per heap; createChild is one parent malloc.
+// Cost: nothing on malloc/free; five pointers per heap; createChild is one parent malloc, or
+// less: a destroyed child's storage is kept on its parent's list of spares and the next
+// child of that parent is built in it (no parent malloc or free: a Reap parent would
+// otherwise leave region mode, and build its free store, for its first destroyed child).
+// The spares go with the parent's memory when it is cleared or destroyed. A child is
+// default-initialised (its layers' member initialisers), not zero-filled.
 #pragma once
 #include <cstddef>
 #include <new>
 #include <utility>
 
 #include "strata/concepts.hpp"
+#include "strata/detail/poison.hpp"
 
 namespace strata {
 
@@ -25,6 +31,7 @@ class NestedHeap : public Super {
   // parent's list; the layers below then give back this heap's memory.
   ~NestedHeap() {
     destroyChildren();
+    dropSpares();
     if (parent_ != nullptr) {
       if (prevSibling_ != nullptr) {
         prevSibling_->nextSibling_ = nextSibling_;
@@ -39,9 +46,21 @@ class NestedHeap : public Super {
   template <class... A>
   NestedHeap* createChild(A&&... args) noexcept {
     static_assert(alignof(NestedHeap) <= Alignment);
-    void* m = Super::malloc(sizeof(NestedHeap));
-    if (m == nullptr) return nullptr;
-    auto* c = ::new (m) NestedHeap(std::forward<A>(args)...);
+    void* m;
+    if (Spare* s = spare_) {
+      spare_ = s->next;
+      detail::unpoison(s, sizeof(NestedHeap));
+      m = s;
+    } else {
+      m = Super::malloc(sizeof(NestedHeap));
+      if (m == nullptr) return nullptr;
+    }
+    NestedHeap* c;
+    if constexpr (sizeof...(A) == 0) {
+      c = ::new (m) NestedHeap;  // default-initialised: no zero fill of the whole heap
+    } else {
+      c = ::new (m) NestedHeap(std::forward<A>(args)...);
+    }
     // A layer that shares state down the tree (the Reap's chunk cache) hooks in here.
     if constexpr (requires(Super& a, Super& b) { a.joinParent(b); }) {
       static_cast<Super&>(*c).joinParent(static_cast<Super&>(*this));
@@ -53,15 +72,20 @@ class NestedHeap : public Super {
     return c;
   }
 
-  // Destroys c, a child of this heap (and c's own children), and frees its storage.
+  // Destroys c, a child of this heap (and c's own children); its storage is kept for this
+  // heap's next child.
   void destroyChild(NestedHeap* c) noexcept {
     c->~NestedHeap();
-    Super::free(c);
+    auto* s = ::new (static_cast<void*>(c)) Spare{spare_};
+    spare_ = s;
+    detail::poison(reinterpret_cast<std::byte*>(s) + sizeof(Spare),
+                   sizeof(NestedHeap) - sizeof(Spare));
   }
 
   // Destroys every child, then frees every object of this heap.
   void clear() noexcept {
     destroyChildren();
+    dropSpares();
     Super::clear();
   }
 
@@ -70,14 +94,28 @@ class NestedHeap : public Super {
   NestedHeap* nextSibling() const noexcept { return nextSibling_; }
 
  private:
+  struct Spare {
+    Spare* next;
+  };
+
   void destroyChildren() noexcept {
     while (firstChild_ != nullptr) destroyChild(firstChild_);
+  }
+
+  // Forgets the spares (their memory goes with this heap's own, on clear or destruction),
+  // unpoisoned for whoever gets that memory next.
+  void dropSpares() noexcept {
+    while (Spare* s = spare_) {
+      spare_ = s->next;
+      detail::unpoison(s, sizeof(NestedHeap));
+    }
   }
 
   NestedHeap* parent_ = nullptr;
   NestedHeap* firstChild_ = nullptr;
   NestedHeap* nextSibling_ = nullptr;
   NestedHeap* prevSibling_ = nullptr;
+  Spare* spare_ = nullptr;  // storage of destroyed children, for the next ones
 };
 
 }  // namespace strata
