@@ -40,6 +40,7 @@
 #include "strata/top/memory_account.hpp"
 #include "strata/top/sbrk_heap.hpp"
 #include "measure.hpp"
+#include "table_options.hpp"
 #include "workloads.hpp"
 
 // Being written alongside; picked up as soon as they exist.
@@ -293,53 +294,15 @@ std::vector<WorkloadMaker> workloads(double scale) {
   return all;
 }
 
-struct Options {
-  bool quick = false;
-  bool csv = false;
-  int runs = 5;
-  std::string workload;   // only this one, when set
-  std::string allocator;  // only this one, when set
-};
+using Options = strata::bench::TableOptions;
 
-[[noreturn]] void usage(const char* why) {
-  std::fprintf(stderr,
-               "gp_table: %s\n"
-               "usage: gp_table [--quick] [--runs N] [--csv] [--workload NAME] "
-               "[--allocator NAME]\n"
-               "workloads: small-churn mixed-phases growing large short-lived\n",
-               why);
-  std::exit(2);
-}
+const strata::bench::TableProgram kProgram{
+    "gp_table", "gp_table [--quick] [--runs N] [--csv] [--workload NAME] [--allocator NAME]",
+    "small-churn mixed-phases growing large short-lived",
+    "time and memory of the general-purpose allocators", true};
 
 Options parse(int argc, char** argv) {
-  Options o;
-  bool runsGiven = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) usage(("missing value after " + a).c_str());
-      return argv[++i];
-    };
-    if (a == "--quick") {
-      o.quick = true;
-    } else if (a == "--csv") {
-      o.csv = true;
-    } else if (a == "--runs") {
-      o.runs = std::atoi(value().c_str());
-      runsGiven = true;
-      if (o.runs < 1) usage("--runs must be at least 1");
-    } else if (a == "--workload") {
-      o.workload = value();
-    } else if (a == "--allocator") {
-      o.allocator = value();
-    } else if (a == "--help" || a == "-h") {
-      usage("time and memory of the general-purpose allocators");
-    } else {
-      usage(("unknown argument " + a).c_str());
-    }
-  }
-  if (o.quick && !runsGiven) o.runs = 3;
-  return o;
+  return strata::bench::parseTableOptions(kProgram, argc, argv);
 }
 
 constexpr double kMiB = 1024.0 * 1024.0;
@@ -398,7 +361,7 @@ int main(int argc, char** argv) {
   std::vector<Allocator> allocs = allocators();
   if (!opt.allocator.empty()) {
     std::erase_if(allocs, [&](const Allocator& a) { return a.name != opt.allocator; });
-    if (allocs.empty()) usage(("no allocator named " + opt.allocator).c_str());
+    if (allocs.empty()) strata::bench::tableUsage(kProgram, ("no allocator named " + opt.allocator).c_str());
   }
 
   if (opt.csv) {
@@ -448,6 +411,6 @@ int main(int argc, char** argv) {
     }
     if (!opt.csv) std::printf("\n");
   }
-  if (!matched) usage(("no workload named " + opt.workload).c_str());
+  if (!matched) strata::bench::tableUsage(kProgram, ("no workload named " + opt.workload).c_str());
   return anyFailed ? 1 : 0;
 }

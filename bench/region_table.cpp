@@ -53,6 +53,7 @@
 #include <vector>
 
 #include "measure.hpp"
+#include "table_options.hpp"
 #include "strata/top/malloc_heap.hpp"
 #include "strata/top/memory_account.hpp"
 #include "workloads.hpp"
@@ -692,49 +693,15 @@ std::size_t peakLive(int w, double scale) {
   return counter.peak;
 }
 
-struct Options {
-  bool quick = false;
-  int runs = 5;
-  std::string workload;
-  std::string allocator;
-};
+using Options = strata::bench::TableOptions;
 
-[[noreturn]] void usage(const char* why) {
-  std::fprintf(stderr,
-               "region_table: %s\n"
-               "usage: region_table [--quick] [--runs N] [--workload NAME] [--allocator NAME]\n"
-               "workloads: phases scopes stack producer-consumer server (or a..e)\n",
-               why);
-  std::exit(2);
-}
+const strata::bench::TableProgram kProgram{
+    "region_table", "region_table [--quick] [--runs N] [--workload NAME] [--allocator NAME]",
+    "phases scopes stack producer-consumer server (or a..e)",
+    "time and memory of region allocators on region programs", false};
 
 Options parse(int argc, char** argv) {
-  Options o;
-  bool runsGiven = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) usage(("missing value after " + a).c_str());
-      return argv[++i];
-    };
-    if (a == "--quick") {
-      o.quick = true;
-    } else if (a == "--runs") {
-      o.runs = std::atoi(value().c_str());
-      runsGiven = true;
-      if (o.runs < 1) usage("--runs must be at least 1");
-    } else if (a == "--workload") {
-      o.workload = value();
-    } else if (a == "--allocator") {
-      o.allocator = value();
-    } else if (a == "--help" || a == "-h") {
-      usage("time and memory of region allocators on region programs");
-    } else {
-      usage(("unknown argument " + a).c_str());
-    }
-  }
-  if (o.quick && !runsGiven) o.runs = 3;
-  return o;
+  return strata::bench::parseTableOptions(kProgram, argc, argv);
 }
 
 constexpr double kMiB = 1024.0 * 1024.0;
@@ -749,7 +716,7 @@ int main(int argc, char** argv) {
   std::vector<Allocator> allocs = allocators();
   if (!opt.allocator.empty()) {
     std::erase_if(allocs, [&](const Allocator& a) { return a.name != opt.allocator; });
-    if (allocs.empty()) usage(("no allocator named " + opt.allocator).c_str());
+    if (allocs.empty()) strata::bench::tableUsage(kProgram, ("no allocator named " + opt.allocator).c_str());
   }
   std::printf("Region allocators: median of %d runs, each in a fresh child process%s\n",
               opt.runs, opt.quick ? " (--quick: 1/20 size)" : "");
@@ -829,6 +796,6 @@ int main(int argc, char** argv) {
                   heldText, heldRatio, status);
     }
   }
-  if (!matched) usage(("no workload named " + opt.workload).c_str());
+  if (!matched) strata::bench::tableUsage(kProgram, ("no workload named " + opt.workload).c_str());
   return anyFailed ? 1 : 0;
 }
