@@ -361,7 +361,8 @@ int main(int argc, char** argv) {
   std::vector<Allocator> allocs = allocators();
   if (!opt.allocator.empty()) {
     std::erase_if(allocs, [&](const Allocator& a) { return a.name != opt.allocator; });
-    if (allocs.empty()) strata::bench::tableUsage(kProgram, ("no allocator named " + opt.allocator).c_str());
+    if (allocs.empty())
+      strata::bench::tableUsage(kProgram, ("no allocator named " + opt.allocator).c_str());
   }
 
   if (opt.csv) {
@@ -411,6 +412,7 @@ int main(int argc, char** argv) {
     }
     if (!opt.csv) std::printf("\n");
   }
-  if (!matched) strata::bench::tableUsage(kProgram, ("no workload named " + opt.workload).c_str());
+  if (!matched)
+    strata::bench::tableUsage(kProgram, ("no workload named " + opt.workload).c_str());
   return anyFailed ? 1 : 0;
 }

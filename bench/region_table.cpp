@@ -716,7 +716,8 @@ int main(int argc, char** argv) {
   std::vector<Allocator> allocs = allocators();
   if (!opt.allocator.empty()) {
     std::erase_if(allocs, [&](const Allocator& a) { return a.name != opt.allocator; });
-    if (allocs.empty()) strata::bench::tableUsage(kProgram, ("no allocator named " + opt.allocator).c_str());
+    if (allocs.empty())
+      strata::bench::tableUsage(kProgram, ("no allocator named " + opt.allocator).c_str());
   }
   std::printf("Region allocators: median of %d runs, each in a fresh child process%s\n",
               opt.runs, opt.quick ? " (--quick: 1/20 size)" : "");
@@ -796,6 +797,7 @@ int main(int argc, char** argv) {
                   heldText, heldRatio, status);
     }
   }
-  if (!matched) strata::bench::tableUsage(kProgram, ("no workload named " + opt.workload).c_str());
+  if (!matched)
+    strata::bench::tableUsage(kProgram, ("no workload named " + opt.workload).c_str());
   return anyFailed ? 1 : 0;
 }
