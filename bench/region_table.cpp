@@ -719,9 +719,17 @@ int main(int argc, char** argv) {
     if (allocs.empty())
       strata::bench::tableUsage(kProgram, ("no allocator named " + opt.allocator).c_str());
   }
+  if (!opt.workload.empty()) {
+    bool known = false;
+    for (int w = 0; w < kWorkloadCount; ++w)
+      known = known || opt.workload == kWorkloads[w].name ||
+              (opt.workload.size() == 1 && opt.workload[0] == "abcde"[w]);
+    if (!known) strata::bench::tableUsage(kProgram, ("no workload named " + opt.workload).c_str());
+  }
   std::printf("Region allocators: median of %d runs, each in a fresh child process%s\n",
               opt.runs, opt.quick ? " (--quick: 1/20 size)" : "");
-  std::printf("ratio = time / the reap's time (glibc malloc/free's if the reap is not built); "
+  std::printf("ratio = median over the rounds of time / the reap's time in the same round "
+              "(glibc malloc/free's if the reap is not built); "
               "RSS = peak resident growth; held = peak bytes a Strata heap held\n");
 
   bool matched = false, anyFailed = false;
@@ -744,20 +752,39 @@ int main(int argc, char** argv) {
     std::vector<Row> rows;
     for (const Allocator& a : allocs) rows.push_back({&a});
     std::vector<std::vector<double>> ms(rows.size()), rss(rows.size()), held(rows.size());
+    std::vector<std::vector<double>> round(rows.size());  // each round's time, -1 if it failed
     for (int run = 0; run < opt.runs; ++run) {
       for (std::size_t i = 0; i < rows.size(); ++i) {
         if (!rows[i].a->built) continue;
         const RunResult r = rows[i].a->run(w, scale);
         if (!r.ok || r.failures != 0) {
           ++rows[i].failed;
+          round[i].push_back(-1);
           continue;
         }
+        round[i].push_back(r.ms);
         ms[i].push_back(r.ms);
         rss[i].push_back(static_cast<double>(r.rss));
         held[i].push_back(static_cast<double>(r.held));
       }
     }
-    double base = 0;
+    std::size_t baseRow = rows.size();
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      if (rows[i].a->isReap && !ms[i].empty()) baseRow = i;
+    if (baseRow == rows.size())
+      for (std::size_t i = 0; i < rows.size(); ++i)
+        if (rows[i].a->name == "glibc malloc/free" && !ms[i].empty()) baseRow = i;
+    // Each row's ratio is the median of its per-round ratios to the base row, so that a change
+    // of load on the machine between rounds cancels out.
+    std::vector<double> ratio(rows.size(), 0.0);
+    for (std::size_t i = 0; i < rows.size() && baseRow < rows.size(); ++i) {
+      std::vector<double> r;
+      for (std::size_t k = 0; k < round[i].size() && k < round[baseRow].size(); ++k) {
+        if (round[i][k] > 0 && round[baseRow][k] > 0)
+          r.push_back(round[i][k] / round[baseRow][k]);
+      }
+      if (!r.empty()) ratio[i] = strata::bench::median(r);
+    }
     for (std::size_t i = 0; i < rows.size(); ++i) {
       if (ms[i].empty()) continue;
       rows[i].ok = static_cast<int>(ms[i].size());
@@ -765,12 +792,8 @@ int main(int argc, char** argv) {
       rows[i].rss = strata::bench::median(rss[i]);
       rows[i].held = strata::bench::median(held[i]);
     }
-    for (const Row& r : rows)
-      if (r.a->isReap && r.ok) base = r.ms;
-    if (base == 0)
-      for (const Row& r : rows)
-        if (r.a->name == "glibc malloc/free" && r.ok) base = r.ms;
-    for (const Row& r : rows) {
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const Row& r = rows[i];
       if (!r.a->built) {
         std::printf("%-20s %9s %7s %9s %8s %9s %9s  not built\n", r.a->name.c_str(), "-", "-",
                     "-", "-", "-", "-");
@@ -793,7 +816,7 @@ int main(int argc, char** argv) {
         std::snprintf(status, sizeof status, "ok (%d runs failed)", r.failed);
       }
       std::printf("%-20s %9.1f %7.2f %9.2f %8.2f %9s %9s  %s\n", r.a->name.c_str(), r.ms,
-                  base > 0 ? r.ms / base : 0.0, r.rss / kMiB, live > 0 ? r.rss / live : 0.0,
+                  ratio[i], r.rss / kMiB, live > 0 ? r.rss / live : 0.0,
                   heldText, heldRatio, status);
     }
   }

@@ -33,19 +33,41 @@ TEST(Reap, RegionModeBumpsWithBoundaryTags) {
 }
 
 TEST(Reap, FreedMemoryIsReusedAndCoalesced) {
+  // Objects above the quick lists' sizes go straight to the coalescing store.
+  static_assert(300 > kReapQuickMax + 8);
   R r;
-  void* a = r.malloc(100);
-  void* b = r.malloc(100);
-  void* c = r.malloc(100);
+  void* a = r.malloc(300);
+  void* b = r.malloc(300);
+  void* c = r.malloc(300);
   ASSERT_TRUE(a && b && c);
   r.free(a);
-  r.free(b);  // coalesces with a: one block of 224
+  r.free(b);  // coalesces with a
   EXPECT_TRUE(r.anyFreed());
-  void* d = r.malloc(200);
+  void* d = r.malloc(620);  // the pair's whole 640-byte block: nothing left to split off
   EXPECT_EQ(d, a) << "the freed, coalesced pair should serve a larger request";
   r.free(c);
   void* e = r.malloc(50);
-  EXPECT_EQ(e, c);
+  EXPECT_EQ(e, c) << "a free block is split for a smaller request";
+}
+
+TEST(Reap, QuickListsReuseExactSizesAndFlushForLargerRequests) {
+  R r;
+  void* a = r.malloc(240);
+  void* b = r.malloc(240);
+  void* c = r.malloc(240);
+  void* guard = r.malloc(240);
+  ASSERT_TRUE(a && b && c && guard);
+  r.free(b);
+  EXPECT_EQ(r.malloc(233), b) << "a request of the same usable size takes the parked object";
+  r.free(a);
+  r.free(b);
+  r.free(c);
+  EXPECT_FALSE(r.looksLive(a)) << "a parked object is not live";
+  EXPECT_FALSE(r.isLive(b));
+  EXPECT_TRUE(r.isLive(guard));
+  // 600 bytes fit no parked object: the quick lists are flushed into the coalescing store,
+  // where a, b and c (3 x 256-byte blocks) merge and serve it.
+  EXPECT_EQ(r.malloc(600), a);
 }
 
 TEST(Reap, GeometricChunks) {
@@ -305,6 +327,20 @@ TEST(ReapDeathTest, UseAfterFreeIsReported) {
         r.malloc(100);
         r.free(const_cast<char*>(p));
         p[40] = 2;
+      },
+      "use-after-poison");
+}
+
+// 100 bytes above went to a quick list; 400 go to the coalescing store's bins.
+TEST(ReapDeathTest, UseAfterFreeOfABinnedObjectIsReported) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        R r;
+        auto* p = static_cast<volatile char*>(r.malloc(400));
+        r.malloc(100);
+        r.free(const_cast<char*>(p));
+        p[200] = 2;
       },
       "use-after-poison");
 }

@@ -46,6 +46,10 @@ class FreelistHeap : public Super {
     }
   }
 
+  // Drops every cached object without touching it or the parent: for an owner that is about
+  // to release the memory they live in by other means (a clear of the heap below).
+  void forget() noexcept { head_ = nullptr; }
+
   void clear() noexcept
     requires ClearableHeap<Super>
   {

@@ -8,6 +8,10 @@
 // heap's free bins only; when they have nothing that fits, every quick list is flushed into
 // the medium heap (which coalesces the objects with their free neighbours) and the request
 // is asked again, so the heap grows only if even the flushed memory does not fit.
+//
+// QuickList is the type of one quick list: a FreelistHeap by default; a layer above may pass
+// its own (the Reap's marks and poisons the objects it holds). It needs malloc (nullptr when
+// empty), free and forget (drop everything without touching it).
 #pragma once
 #include <concepts>
 #include <cstddef>
@@ -19,11 +23,16 @@
 
 namespace strata {
 
-template <BinnedHeap Super, std::size_t QuickMax = 64>
+template <BinnedHeap Super, std::size_t QuickMax = 64,
+          class QuickList = FreelistHeap<NullHeap<Super::Alignment>>>
+  requires requires(QuickList& l, void* p) {
+    { l.malloc(std::size_t{0}) } -> std::same_as<void*>;
+    l.free(p);
+    l.forget();
+  }
 class ThresholdHeap : public Super {
   static_assert(QuickMax >= 16 && QuickMax % 16 == 0,
                 "ThresholdHeap: QuickMax must be a positive multiple of 16");
-  using QuickList = FreelistHeap<NullHeap<Super::Alignment>>;
 
   // The usable size the medium heap gives a request of n bytes: its own usableFor when it
   // has one (CoalesceableHeap: 16k + 8), else n rounded up to 16 (at least 16).
@@ -93,14 +102,12 @@ class ThresholdHeap : public Super {
     holding_ = false;
   }
 
-  // Frees everything at once: the quick lists forget their objects, the medium heap clears.
+  // Frees everything at once: the quick lists forget their objects (without walking them:
+  // they live in the memory the medium heap is about to drop), the medium heap clears.
   void clear() noexcept
     requires ClearableHeap<Super>
   {
-    for (auto& list : quick_) {
-      while (list.malloc(0) != nullptr) {
-      }
-    }
+    for (auto& list : quick_) list.forget();
     holding_ = false;
     Super::clear();
   }

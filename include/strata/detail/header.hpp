@@ -10,7 +10,10 @@
 //     that minus the header word (getSize = (word & ~15) - 8), because a block's payload
 //     runs on over the next block's prevSize field (see coalesceable_heap.hpp).
 // Keeping one format lets routers such as SelectMmapHeap ask "was this object mapped?"
-// without knowing which layer made it: only MmapHeap ever sets kFlagMmapped.
+// without knowing which layer made it: only MmapHeap ever sets kFlagMmapped. The same bit on
+// a CoalesceableHeap block (never mapped) is kFlagParked: the Reap's quick lists mark the
+// blocks they hold with it, so that a double free finds it (strata/reap/reap.hpp). No
+// router ever sees a Reap's objects.
 #pragma once
 #include <cstddef>
 
@@ -21,6 +24,7 @@ inline constexpr std::size_t kFlagMmapped = 2;     // MmapHeap: this object is i
 inline constexpr std::size_t kFlagPrevInUse = 4;   // CoalesceableHeap: the block before is not
                                                    // free (its tail is payload, not prevSize)
 inline constexpr std::size_t kFlagFirstInRun = 8;  // CoalesceableHeap: no block before this one
+inline constexpr std::size_t kFlagParked = 2;      // Reap: a block waiting on a quick list
 inline constexpr std::size_t kFlagMask = 15;
 
 inline std::size_t& header_word(void* p) noexcept {

@@ -40,10 +40,10 @@ class ClearOptimizedHeap {
     }
   }
 
+  // Region mode stays a flag test in front of the region's (inlined) malloc; the general
+  // heap's path is kept out of line so that it does not crowd the caller's loop.
   void* malloc(std::size_t n) noexcept {
-    if (freed_) {
-      if (void* p = store().malloc(n)) return p;
-    }
+    if (freed_) return mallocFromGeneral(n);
     return region_.malloc(n);
   }
 
@@ -75,6 +75,11 @@ class ClearOptimizedHeap {
   }
 
  private:
+  [[gnu::noinline]] void* mallocFromGeneral(std::size_t n) noexcept {
+    if (void* p = store().malloc(n)) return p;
+    return region_.malloc(n);
+  }
+
   General& store() noexcept { return *std::launder(reinterpret_cast<General*>(storage_)); }
   [[gnu::noinline]] void make() noexcept {
     ::new (static_cast<void*>(storage_)) General();

@@ -39,6 +39,8 @@
 
 #include "strata/building/adapt_heap.hpp"
 #include "strata/building/coalesce_heap.hpp"
+#include "strata/building/freelist_heap.hpp"
+#include "strata/combining/threshold_heap.hpp"
 #include "strata/combining/seg_heap.hpp"
 #include "strata/concepts.hpp"
 #include "strata/detail/align.hpp"
@@ -80,6 +82,18 @@ class ReapChunkHeap : public Super {
   void* malloc(std::size_t n) noexcept {
     if (!detail::checked_align_up(n, 16, n)) return outOfMemory();
     if (n > static_cast<std::size_t>(end_ - bump_) && !refill(n)) return nullptr;
+    std::byte* p = bump_;
+    detail::unpoison(p, n);
+    last_ = p;
+    bump_ = p + n;
+    return p;
+  }
+
+  // n bytes (a multiple of 16) starting exactly at `at`, when the next allocation would start
+  // there and the chunk has room; else nullptr, with nothing changed. CoalesceableHeap's
+  // fast path: one call decides that a new object continues the run.
+  void* extendAt(void* at, std::size_t n) noexcept {
+    if (at != bump_ || n > static_cast<std::size_t>(end_ - bump_)) return nullptr;
     std::byte* p = bump_;
     detail::unpoison(p, n);
     last_ = p;
@@ -175,11 +189,40 @@ class ReapBin : public DLListHeap<S> {
   }
 };
 
+// A quick list of the reap's store (ThresholdHeap): exact-size freed objects reused as they
+// are. A parked object stays "in use" for its neighbours (nothing merges with it), so the
+// list marks it with kFlagParked instead: a second free of it is then told apart from a live
+// object (ReapHeap::looksLive/isLive). Under ASan all but its link word is poisoned.
+class ReapQuickList : public FreelistHeap<NullHeap<16>> {
+  using Base = FreelistHeap<NullHeap<16>>;
+  using Tags = CoalesceableHeap<NullHeap<16>>;
+
+ public:
+  void* malloc(std::size_t n) noexcept {
+    void* p = Base::malloc(n);
+    if (p != nullptr) {
+      detail::header_word(p) &= ~detail::kFlagParked;
+      detail::unpoison(p, Tags::getSize(p));
+    }
+    return p;
+  }
+  void free(void* p) noexcept {
+    if (p == nullptr) return;
+    detail::header_word(p) |= detail::kFlagParked;
+    Base::free(p);
+    detail::poison(detail::bytes(p) + 8, Tags::getSize(p) - 8);
+  }
+};
+
+// Freed objects of up to this many bytes (usable size 264) wait on exact-size quick lists.
+inline constexpr std::size_t kReapQuickMax = 256;
+
 template <Heap Top>
 using ReapRegion = CoalesceableHeap<ReapChunkHeap<RegionHeap<ReapChunkSource<Top>>>>;
 
-using ReapStore =
-    CoalesceHeap<SegHeap<kLeaBins, LeaBinClasses, ReapBin, CoalesceableHeap<ReapNullStore>>>;
+using ReapStore = ThresholdHeap<
+    CoalesceHeap<SegHeap<kLeaBins, LeaBinClasses, ReapBin, CoalesceableHeap<ReapNullStore>>>,
+    kReapQuickMax, ReapQuickList>;
 
 // The reap without nesting: ClearOptimizedHeap over the region and the store, plus cleanup
 // callbacks, typed construction (make), realloc and an ownership check.
@@ -269,7 +312,8 @@ class ReapHeap : public ClearOptimizedHeap<ReapRegion<Top>, ReapStore> {
     void* q = const_cast<void*>(p);
     const std::size_t word = detail::header_word(q);
     const std::size_t block = word & ~detail::kFlagMask;
-    return (word & detail::kFlagInUse) != 0 && block >= Tags::MinBlockSize &&
+    return (word & (detail::kFlagInUse | detail::kFlagParked)) == detail::kFlagInUse &&
+           block >= Tags::MinBlockSize &&
            block <= static_cast<std::size_t>(start + size - detail::bytes(q));
   }
 
@@ -283,7 +327,7 @@ class ReapHeap : public ClearOptimizedHeap<ReapRegion<Top>, ReapStore> {
     void* b = start + Tags::RunOverhead;
     for (;;) {
       if (Tags::isFence(b)) return false;
-      if (b == p) return !Tags::isFree(b);
+      if (b == p) return !Tags::isFree(b) && !(detail::header_word(b) & detail::kFlagParked);
       if (b > p) return false;
       b = Tags::next(b);
     }

@@ -36,6 +36,7 @@
 // for its blocks (kFlagMmapped is never set).
 #pragma once
 #include <cerrno>
+#include <concepts>
 #include <cstddef>
 
 #include "strata/concepts.hpp"
@@ -68,32 +69,27 @@ class CoalesceableHeap : public Super {
   void* malloc(std::size_t n) noexcept {
     std::size_t block;
     if (!blockFor(n, block)) return outOfMemory();
-    std::byte* p = nullptr;
-    std::size_t flags = detail::kFlagInUse | detail::kFlagPrevInUse | detail::kFlagFirstInRun;
-    if constexpr (ContiguousHeap<Super>) {
-      if (lastEnd_ != nullptr && Super::top() == lastEnd_) {
-        void* mem = Super::malloc(block);
-        if (mem == nullptr) return nullptr;
-        if (mem == lastEnd_) {
-          p = detail::bytes(mem);  // the old fence is p's header: keep what it knew of prev
-          flags = detail::kFlagInUse | (detail::header_word(p) & detail::kFlagPrevInUse);
-        } else {
+    if constexpr (requires(Super& s, void* at) {
+                    { s.extendAt(at, block) } -> std::same_as<void*>;
+                  }) {
+      // The parent can say in one step whether it continues the run: the common case of a
+      // bump-pointer parent, kept straight-line and small enough to inline into the caller's
+      // loop (a compare, an add, three header stores); anything else is out of line.
+      if (void* mem = Super::extendAt(lastEnd_, block)) [[likely]] {
+        return continueRun(detail::bytes(mem), block);
+      }
+      return newRunOutOfLine(block);
+    } else {
+      if constexpr (ContiguousHeap<Super>) {
+        if (lastEnd_ != nullptr && Super::top() == lastEnd_) {
+          void* mem = Super::malloc(block);
+          if (mem == nullptr) return nullptr;
+          if (mem == lastEnd_) return continueRun(detail::bytes(mem), block);
           Super::free(mem);  // top() promised otherwise; start a run of its own instead
         }
       }
+      return newRun(block);
     }
-    if (p == nullptr) {
-      std::size_t total;
-      if (!detail::checked_add(block, RunOverhead, total)) return outOfMemory();
-      std::byte* mem = detail::bytes(Super::malloc(total));
-      if (mem == nullptr) return nullptr;
-      p = mem + RunOverhead;
-    }
-    detail::header_word(p) = block | flags;
-    std::byte* fence = p + block;
-    detail::header_word(fence) = detail::kFlagInUse | detail::kFlagPrevInUse;
-    if constexpr (ContiguousHeap<Super>) lastEnd_ = fence;
-    return p;
   }
 
   // With a contiguous parent: the free block that ends the run the parent will continue, or
@@ -276,6 +272,33 @@ class CoalesceableHeap : public Super {
     errno = ENOMEM;
     return nullptr;
   }
+
+  // The block at p, where the last run's fence was: the fence becomes p's header (keeping
+  // what it knew of the block before), and a new fence follows p.
+  void* continueRun(std::byte* p, std::size_t block) noexcept {
+    detail::header_word(p) =
+        block | detail::kFlagInUse | (detail::header_word(p) & detail::kFlagPrevInUse);
+    std::byte* fence = p + block;
+    detail::header_word(fence) = detail::kFlagInUse | detail::kFlagPrevInUse;
+    lastEnd_ = fence;
+    return p;
+  }
+
+  // A run of its own for one block of `block` bytes: first prevSize, the block, a fence.
+  void* newRun(std::size_t block) noexcept {
+    std::size_t total;
+    if (!detail::checked_add(block, RunOverhead, total)) return outOfMemory();
+    std::byte* mem = detail::bytes(Super::malloc(total));
+    if (mem == nullptr) return nullptr;
+    std::byte* p = mem + RunOverhead;
+    detail::header_word(p) =
+        block | detail::kFlagInUse | detail::kFlagPrevInUse | detail::kFlagFirstInRun;
+    std::byte* fence = p + block;
+    detail::header_word(fence) = detail::kFlagInUse | detail::kFlagPrevInUse;
+    if constexpr (ContiguousHeap<Super>) lastEnd_ = fence;
+    return p;
+  }
+  [[gnu::noinline]] void* newRunOutOfLine(std::size_t block) noexcept { return newRun(block); }
 
   // Where the last run from a contiguous parent ended (its fence's payload address).
   void* lastEnd_ = nullptr;
