@@ -8,9 +8,12 @@
 //       region mode: a bump pointer through geometric chunks (8 KiB, doubling), every object
 //       laid out with CoalesceableHeap's boundary tags (8 bytes each), because the chunk
 //       heap is contiguous, so each new object takes the place of the previous fence;
-//   ReapStore = CoalesceHeap<SegHeap<kLeaBins, LeaBinClasses, ReapBin, CoalesceableHeap<...>>>
-//       the Lea-style store that freed objects go to: coalesced with free neighbours and
-//       binned by size; later requests draw from it first. It owns no memory of its own,
+//   ReapStore = ThresholdHeap<CoalesceHeap<SegHeap<kLeaBins, LeaBinClasses, ReapBin, ...>>,
+//                             kReapQuickMax, ReapQuickList>
+//       the Lea-style store that freed objects go to: objects up to 256 bytes wait on
+//       exact-size quick lists and are reused as they are; larger ones are coalesced with
+//       free neighbours and binned by size (and a larger request that finds nothing flushes
+//       the quick lists into the bins first); later requests draw from it first. It owns no memory of its own,
 //       and is built (in storage inside the reap) only on the reap's first free: a reap
 //       that never frees a single object, as most children do, never pays for its 128 bins.
 //
