@@ -1,6 +1,7 @@
 // Strata in one include: every public header (the concepts, then the layers folder by
 // folder: top heaps, object representations, building blocks, combining layers,
-// general-purpose heaps, utilities, thread layers, special-purpose heaps, reaps), for
+// general-purpose heaps, utilities, thread layers, special-purpose heaps, reaps, and the
+// malloc shim that turns a heap into a drop-in malloc), for
 // programs that would rather not pick headers one by one. The detail/ headers come in through
 // the layers that use them. Including it costs compile time only: every layer is a template,
 // instantiated only where it is used.
@@ -39,6 +40,7 @@
 
 #include "strata/utility/ansi_wrapper.hpp"
 #include "strata/utility/debug_heap.hpp"
+#include "strata/utility/fork_safe_heap.hpp"
 #include "strata/utility/locked_heap.hpp"
 #include "strata/utility/per_class_heap.hpp"
 #include "strata/utility/pmr_resource.hpp"
@@ -60,3 +62,5 @@
 #include "strata/reap/nested_heap.hpp"
 #include "strata/reap/reap.hpp"
 #include "strata/reap/region_heap.hpp"
+
+#include "strata/shim/malloc_shim.hpp"

@@ -13,7 +13,10 @@
 // without knowing which layer made it: only MmapHeap ever sets kFlagMmapped. The same bit on
 // a CoalesceableHeap block (never mapped) is kFlagParked: the Reap's quick lists mark the
 // blocks they hold with it, so that a double free finds it (strata/reap/reap.hpp). No
-// router ever sees a Reap's objects.
+// router ever sees a Reap's objects. kFlagFirstInRun alone (without kFlagInUse) below a
+// pointer is MallocShim's aligned mark (strata/shim/malloc_shim.hpp): the size bits hold the
+// distance back to the real block's start. No live SizeHeap, MmapHeap or CoalesceableHeap
+// object carries it.
 #pragma once
 #include <cstddef>
 

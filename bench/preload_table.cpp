@@ -1,0 +1,336 @@
+// preload_table: whole allocators side by side by LD_PRELOAD — glibc, jemalloc, mimalloc,
+// tcmalloc and Strata's libraries (those `strata allocators` finds) — on the workloads of
+// preload_workload, 1 and 2 threads each: wall time and peak RSS, with ratios to glibc and
+// to mimalloc, one table per workload and a summary of geometric means.
+//
+//   preload_table                   every workload, 5 runs each (a few minutes)
+//   preload_table --quick           1/20 size, 3 runs (about 10 s)
+//   preload_table --runs 9 --workload server --allocator strata   (plus glibc, mimalloc)
+//
+// Each run is a fresh process: preload_workload (beside this program) is fork()ed and
+// execve()d with LD_PRELOAD set to the allocator's library (nothing preloaded for glibc).
+// It times the workload itself (process start-up excluded) and says which object defines
+// malloc, so a library that failed to preload is reported instead of being measured as
+// glibc. The peak RSS is the child's ru_maxrss from wait4 (the whole process, start-up
+// included: the same few MiB for everyone). In each round every allocator runs once, the
+// first one rotating from round to round. Columns (see bench/README.md):
+//   time ms     median wall time of the workload
+//   /glibc      median over the rounds of time / glibc's time in the same round
+//   /mimalloc   the same against mimalloc
+//   RSS MiB     median peak resident set of the process
+//   RSS/glibc   median over the rounds of RSS / glibc's RSS in the same round
+// The summary gives, per allocator, the geometric mean of each ratio over the workloads.
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "allocator_registry.hpp"
+#include "measure.hpp"
+#include "table_options.hpp"
+
+extern char** environ;
+
+namespace pt {
+
+using strata::bench::median;
+using strata::cli::Location;
+
+// One workload variant: what preload_workload is asked to run.
+struct Workload {
+  const char* name;  // preload_workload's NAME
+  int threads;
+  const char* what;
+  std::string label() const { return std::string(name) + "-" + std::to_string(threads) + "t"; }
+};
+
+constexpr Workload kWorkloads[] = {
+    {"churn", 1, "random-size churn, 16..4096 B log-uniform, 50k live"},
+    {"churn", 2, "random-size churn, each thread its own half"},
+    {"server", 1, "requests through a FIFO in one thread"},
+    {"server", 2, "requests allocated by one thread, freed by the other"},
+    {"grow-shrink", 1, "live set grows to ~200 MiB, shrinks in random order, twice"},
+    {"grow-shrink", 2, "each thread grows half; frees dealt out at random across threads"},
+    {"tiny", 1, "millions of 8..64 B objects freed in batches"},
+    {"tiny", 2, "tiny, each thread its own half"},
+};
+
+// What one child run gave.
+struct Sample {
+  bool ok = false;
+  double ms = 0;
+  double rss = 0;     // bytes
+  std::string error;  // why it is not ok
+};
+
+// The environment of this process without LD_PRELOAD, plus LD_PRELOAD=library when given.
+std::vector<std::string> childEnvironment(const std::string& library) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e)
+    if (std::strncmp(*e, "LD_PRELOAD=", 11) != 0) env.emplace_back(*e);
+  if (!library.empty()) env.push_back("LD_PRELOAD=" + library);
+  return env;
+}
+
+// The last path component.
+std::string_view baseName(std::string_view path) {
+  const std::size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+// Runs preload_workload once under one allocator and reads its report and peak RSS.
+Sample runOnce(const std::string& program, const Workload& w, double scale, const Location& a) {
+  Sample s;
+  int fds[2];
+  if (::pipe(fds) != 0) {
+    s.error = "pipe failed";
+    return s;
+  }
+  const std::vector<std::string> env = childEnvironment(a.path);
+  std::vector<char*> envp;
+  for (const std::string& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+  const std::string threads = std::to_string(w.threads);
+  char scaleText[32];
+  std::snprintf(scaleText, sizeof scaleText, "%g", scale);
+  char* argv[] = {const_cast<char*>(program.c_str()), const_cast<char*>(w.name),
+                  const_cast<char*>(threads.c_str()), scaleText, nullptr};
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    s.error = "fork failed";
+    return s;
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    ::dup2(fds[1], 1);
+    ::close(fds[1]);
+    ::execve(program.c_str(), argv, envp.data());
+    ::_exit(126);
+  }
+  ::close(fds[1]);
+  std::string out;
+  char buf[4096];
+  for (ssize_t got; (got = ::read(fds[0], buf, sizeof buf)) != 0;) {
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    out.append(buf, static_cast<std::size_t>(got));
+  }
+  ::close(fds[0]);
+  int status = 0;
+  struct rusage usage {};
+  while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status)) {
+    s.error = std::string("killed by signal ") + std::to_string(WTERMSIG(status));
+    return s;
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    s.error = "exit status " + std::to_string(WEXITSTATUS(status));
+    return s;
+  }
+  const std::size_t t = out.find("time_ms "), m = out.find("malloc ");
+  if (t == std::string::npos || m == std::string::npos) {
+    s.error = "no report";
+    return s;
+  }
+  s.ms = std::strtod(out.c_str() + t + 8, nullptr);
+  std::string from = out.substr(m + 7);
+  from = from.substr(0, from.find('\n'));
+  const bool preloaded = a.path.empty() ? baseName(from).starts_with("libc.so")
+                                        : baseName(from) == baseName(a.path);
+  if (!preloaded) {
+    s.error = "malloc came from " + from;
+    return s;
+  }
+  s.rss = static_cast<double>(usage.ru_maxrss) * 1024.0;
+  s.ok = true;
+  return s;
+}
+
+// The median of the per-round ratios of `a` to `base` (rounds where both ran); 0 if none.
+double pairedRatio(const std::vector<Sample>& a, const std::vector<Sample>& base,
+                   double Sample::*field) {
+  std::vector<double> r;
+  for (std::size_t k = 0; k < a.size() && k < base.size(); ++k)
+    if (a[k].ok && base[k].ok && base[k].*field > 0) r.push_back(a[k].*field / base[k].*field);
+  return r.empty() ? 0.0 : median(r);
+}
+
+// The geometric mean of the positive values (0 when there are none).
+double geomean(const std::vector<double>& v) {
+  double logSum = 0;
+  int n = 0;
+  for (double x : v)
+    if (x > 0) {
+      logSum += std::log(x);
+      ++n;
+    }
+  return n == 0 ? 0.0 : std::exp(logSum / n);
+}
+
+// The directory holding this program (preload_workload is beside it).
+std::string programDirectory() {
+  char buf[4096];
+  const ssize_t len = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (len <= 0) return ".";
+  buf[len] = '\0';
+  std::string p = buf;
+  return p.substr(0, p.rfind('/'));
+}
+
+const strata::bench::TableProgram kProgram{
+    "preload_table", "preload_table [--quick] [--runs N] [--workload NAME] [--allocator NAME]",
+    "churn server grow-shrink tiny (both thread counts), or one variant: churn-1t, tiny-2t, ...",
+    "whole allocators by LD_PRELOAD on preload_workload: time and peak RSS", false};
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+// Formats a ratio, or "-" when there is none.
+std::string ratioText(double r) {
+  if (r <= 0) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", r);
+  return buf;
+}
+
+}  // namespace pt
+
+int main(int argc, char** argv) {
+  using namespace pt;
+#if defined(__SANITIZE_ADDRESS__)
+  std::fputs("preload_table: built with AddressSanitizer, which owns malloc; nothing can be "
+             "preloaded into the workload. Use a build without STRATA_SANITIZE.\n",
+             stderr);
+  return 2;
+#endif
+  const strata::bench::TableOptions opt = strata::bench::parseTableOptions(kProgram, argc, argv);
+  const double scale = opt.quick ? 0.05 : 1.0;
+  const std::string program = programDirectory() + "/preload_workload";
+  if (::access(program.c_str(), X_OK) != 0)
+    strata::bench::tableUsage(kProgram, (program + " not found: build preload_workload").c_str());
+
+  std::vector<Location> all = strata::cli::locateAll(strata::cli::defaultSearchDirs());
+  if (!opt.allocator.empty()) {
+    // The named allocator and the two baselines the ratios need.
+    if (strata::cli::findAllocator(opt.allocator) == nullptr)
+      strata::bench::tableUsage(kProgram, ("no allocator named " + opt.allocator + " (known: " +
+                                           strata::cli::knownAllocatorNames() + ")")
+                                              .c_str());
+    std::erase_if(all, [&](const Location& l) {
+      return l.info->name != opt.allocator && l.info->name != "glibc" && l.info->name != "mimalloc";
+    });
+  }
+  std::vector<const Workload*> workloads;
+  for (const Workload& w : kWorkloads)
+    if (opt.workload.empty() || opt.workload == w.name || opt.workload == w.label())
+      workloads.push_back(&w);
+  if (workloads.empty())
+    strata::bench::tableUsage(kProgram, ("no workload named " + opt.workload).c_str());
+
+  std::printf("Allocators by LD_PRELOAD: median of %d runs, each a fresh process%s\n", opt.runs,
+              opt.quick ? " (--quick: 1/20 size)" : "");
+  std::printf("ratios = median over the rounds of the ratio within each round; "
+              "RSS = peak resident set of the process (ru_maxrss)\n");
+  std::vector<const Location*> avail;
+  for (const Location& l : all) {
+    if (l.available) {
+      avail.push_back(&l);
+      std::printf("  %-16s %s\n", std::string(l.info->name).c_str(),
+                  l.path.empty() ? "(no preload)" : l.path.c_str());
+    } else {
+      std::printf("  %-16s not available: %s\n", std::string(l.info->name).c_str(),
+                  strata::cli::howToGet(l).c_str());
+    }
+  }
+  std::size_t glibc = avail.size(), mimalloc = avail.size();
+  for (std::size_t i = 0; i < avail.size(); ++i) {
+    if (avail[i]->info->name == "glibc") glibc = i;
+    if (avail[i]->info->name == "mimalloc") mimalloc = i;
+  }
+
+  const auto start = std::chrono::steady_clock::now();
+  // Per allocator, per workload: the three ratios (for the summary).
+  std::vector<std::vector<double>> toGlibc(avail.size()), toMi(avail.size()), rssToGlibc(avail.size());
+  bool anyFailed = false;
+  for (const Workload* w : workloads) {
+    // samples[i][round]
+    std::vector<std::vector<Sample>> samples(avail.size());
+    for (int round = 0; round < opt.runs; ++round)
+      for (std::size_t k = 0; k < avail.size(); ++k) {
+        const std::size_t i = (k + static_cast<std::size_t>(round)) % avail.size();
+        samples[i].push_back(runOnce(program, *w, scale, *avail[i]));
+      }
+    std::printf("\n%s — %s\n", w->label().c_str(), w->what);
+    std::printf("%-16s %9s %7s %9s %8s %9s  %s\n", "allocator", "time ms", "/glibc", "/mimalloc",
+                "RSS MiB", "RSS/glibc", "status");
+    for (std::size_t i = 0; i < avail.size(); ++i) {
+      std::vector<double> ms, rss;
+      std::string error;
+      int failed = 0;
+      for (const Sample& s : samples[i]) {
+        if (s.ok) {
+          ms.push_back(s.ms);
+          rss.push_back(s.rss);
+        } else {
+          ++failed;
+          error = s.error;
+        }
+      }
+      const std::string name(avail[i]->info->name);
+      if (ms.empty()) {
+        anyFailed = true;
+        std::printf("%-16s %9s %7s %9s %8s %9s  FAILED in all %d runs: %s\n", name.c_str(), "-",
+                    "-", "-", "-", "-", failed, error.c_str());
+        continue;
+      }
+      const double rg = glibc < avail.size() ? pairedRatio(samples[i], samples[glibc], &Sample::ms) : 0;
+      const double rm =
+          mimalloc < avail.size() ? pairedRatio(samples[i], samples[mimalloc], &Sample::ms) : 0;
+      const double rr =
+          glibc < avail.size() ? pairedRatio(samples[i], samples[glibc], &Sample::rss) : 0;
+      toGlibc[i].push_back(rg);
+      toMi[i].push_back(rm);
+      rssToGlibc[i].push_back(rr);
+      std::string status = "ok";
+      if (failed != 0) {
+        anyFailed = true;
+        status = "ok (" + std::to_string(failed) + " runs failed: " + error + ")";
+      }
+      std::printf("%-16s %9.1f %7s %9s %8.1f %9s  %s\n", name.c_str(), median(ms),
+                  ratioText(rg).c_str(), ratioText(rm).c_str(), median(rss) / kMiB,
+                  ratioText(rr).c_str(), status.c_str());
+    }
+    std::fflush(stdout);
+  }
+
+  std::printf("\nsummary — geometric mean over the %zu workloads of the per-workload ratios\n",
+              workloads.size());
+  std::printf("%-16s %11s %14s %9s\n", "allocator", "time/glibc", "time/mimalloc",
+              "RSS/glibc");
+  for (std::size_t i = 0; i < avail.size(); ++i) {
+    std::string note;
+    if (toGlibc[i].size() != workloads.size())
+      note = "  (over " + std::to_string(toGlibc[i].size()) + " workloads)";
+    std::printf("%-16s %11s %14s %9s%s\n", std::string(avail[i]->info->name).c_str(),
+                ratioText(geomean(toGlibc[i])).c_str(), ratioText(geomean(toMi[i])).c_str(),
+                ratioText(geomean(rssToGlibc[i])).c_str(), note.c_str());
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("\n(%.0f s)\n", seconds);
+  return anyFailed ? 1 : 0;
+}

@@ -1,0 +1,574 @@
+// MallocShim: the C and C++ allocation interface (malloc, free, calloc, realloc, the aligned
+// forms, malloc_usable_size, mallinfo2, operator new/delete ...) over one process-wide heap,
+// and STRATA_DEFINE_MALLOC, which exports it, so any thread-safe heap composition becomes a
+// malloc replacement usable by LD_PRELOAD or by linking.
+//
+// What H must offer (MallocShimHeap below): malloc, free and getSize (the usable size), safe
+// to call from any thread, default-constructible without calling malloc, and never calling
+// malloc itself. The shim builds it on the first call with placement new into static storage
+// (before TLS exists, while dlsym allocates) and never destroys it: objects may be freed by
+// exit handlers after every destructor has run. Optional members, used when present:
+//   void* memalign(size_t align, size_t n)   native aligned allocation (any power of two up
+//                                            to 1 GiB), the result freed by free;
+//   void* reallocInPlace(void* p, size_t n)  p resized where it is, or nullptr, p untouched;
+//   int trim(size_t pad)                     malloc_trim: 1 if memory went back, else 0;
+//   void prepareFork() / parentAfterFork() / childAfterFork()   registered with
+//                                            pthread_atfork once the heap is built;
+//   strata::MallocStats stats()              what mallinfo2 and malloc_stats report (or any
+//                                            struct with MallocStats's three fields).
+//
+// Semantics (glibc's where C leaves a choice):
+//  - every result is aligned to 16; malloc(0) returns a unique pointer that free takes;
+//  - a request above PTRDIFF_MAX, an overflowing calloc/reallocarray/pvalloc size, or a heap
+//    that runs dry: nullptr with errno = ENOMEM (posix_memalign returns ENOMEM instead, and
+//    leaves errno alone; it returns EINVAL when the alignment is not a power of two multiple
+//    of sizeof(void*));
+//  - memalign rounds a non-power-of-two alignment up to the next power of two, as glibc does;
+//    aligned_alloc rejects one (EINVAL), as glibc 2.38 and C17 do;
+//  - realloc(nullptr, n) is malloc(n); realloc(p, 0) frees p and returns nullptr (glibc's
+//    behaviour; C23 leaves it undefined); a grow or shrink keeps p when H::reallocInPlace
+//    manages it, or when n fits p's usable size and wastes at most half of it plus 4 KiB;
+//    on failure p is left intact and the result is nullptr with errno = ENOMEM;
+//  - free_sized and free_aligned_sized are free (the size is not checked);
+//  - operator new loops on the new_handler and throws std::bad_alloc; the nothrow forms
+//    return nullptr; sized delete ignores the size.
+//
+// Aligned allocation over a heap without memalign: the shim asks H for n + align - 16
+// bytes and returns the first aligned address q inside. When that is not the block's own
+// start, the word just below q gets kAlignedMark (kFlagFirstInRun alone) with the distance
+// back to the block's start above the flag bits. No live object of a header-keeping Strata
+// heap ever carries that pattern: SizeHeap's header has no flags, MmapHeap's has
+// kFlagMmapped and a live CoalesceableHeap block has kFlagInUse. So free and getSize look
+// at the word below any pointer and step back to the real block when they find the mark.
+// This needs H's objects to carry the shared header word (strata/detail/header.hpp) just
+// below them; a heap whose objects do not (size-class pages without headers) must provide
+// memalign, and then the shim never reads below a pointer.
+//
+// Foreign pointers (never handed out by this heap): what is detected, cheaply, is exactly
+//  - a pointer that is not 16-byte aligned (free, realloc and malloc_usable_size ignore it;
+//    realloc returns nullptr and malloc_usable_size 0), and
+//  - over a heap without memalign, a pointer whose header word carries the aligned mark with
+//    a distance of 0 or above 2^40 (ignored the same way).
+// Builds without NDEBUG also print "strata malloc: ignoring foreign pointer" on stderr.
+// Anything else (an aligned interior pointer, a double free) is trusted and passed to H,
+// whose own checks, if any, apply.
+#pragma once
+#include <malloc.h>
+#include <pthread.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <new>
+
+#include "strata/detail/align.hpp"
+#include "strata/detail/header.hpp"
+
+namespace strata {
+
+// What mallinfo2 and malloc_stats report, when H has stats().
+struct MallocStats {
+  std::size_t bytesFromSystem = 0;      // held from the system now (mappings, committed break)
+  std::size_t bytesInUse = 0;           // usable bytes of live objects
+  std::size_t peakBytesFromSystem = 0;  // the most ever held from the system
+};
+
+// The minimum H must offer the shim.
+template <class H>
+concept MallocShimHeap = std::default_initializable<H> && requires(H& h, std::size_t n, void* p) {
+  { h.malloc(n) } -> std::same_as<void*>;
+  { h.free(p) } -> std::same_as<void>;
+  { h.getSize(p) } -> std::same_as<std::size_t>;
+};
+
+template <MallocShimHeap H>
+class MallocShim {
+ public:
+  static constexpr std::size_t kMinAlign = 16;
+  static constexpr std::size_t kAlignedMark = detail::kFlagFirstInRun;
+  static constexpr std::size_t kMaxMarkOffset = std::size_t{1} << 40;
+  static constexpr bool kNativeMemalign = requires(H& h, std::size_t n) {
+    { h.memalign(n, n) } -> std::same_as<void*>;
+  };
+  static constexpr bool kNativeReallocInPlace = requires(H& h, void* p, std::size_t n) {
+    { h.reallocInPlace(p, n) } -> std::same_as<void*>;
+  };
+
+  // The process-wide heap, built on first use. Fast path: an acquire load and a branch.
+  static H& heap() noexcept {
+    if (state_.load(std::memory_order_acquire) == kReady) [[likely]] return *instance();
+    return build();
+  }
+
+  // ---- C entry points. Each costs H's own call plus a compare or two.
+
+  // H's malloc, with 0 made 1 (a unique object) and ENOMEM on failure. Fast path: H's
+  // malloc plus two compares.
+  static void* malloc(std::size_t n) noexcept {
+    if (n > PTRDIFF_MAX) [[unlikely]] return outOfMemory();
+    void* p = heap().malloc(n == 0 ? 1 : n);
+    if (p == nullptr) [[unlikely]] return outOfMemory();
+    return p;
+  }
+
+  // Back to H, at the block's real start. Fast path: H's free plus an alignment test and,
+  // over a heap without memalign, one header load (for the aligned mark).
+  static void free(void* p) noexcept {
+    if (p == nullptr) return;
+    void* block = realBlock(p);
+    if (block == nullptr) [[unlikely]] return;
+    heap().free(block);
+  }
+
+  // malloc plus a memset of the n*m bytes asked for. Over a heap without memalign (so with
+  // the shared header word), an object whose header has kFlagMmapped is a fresh mapping
+  // (MmapHeap never recycles one), already zero: its pages are not touched.
+  static void* calloc(std::size_t n, std::size_t m) noexcept {
+    std::size_t total;
+    if (!detail::checked_mul(n, m, total)) return outOfMemory();
+    void* p = malloc(total);
+    if (p == nullptr) return nullptr;
+    if constexpr (!kNativeMemalign) {
+      if ((detail::header_word(p) & detail::kFlagMmapped) != 0) return p;
+    }
+    std::memset(p, 0, total);
+    return p;
+  }
+
+  // In place when H::reallocInPlace manages it or the block already fits well (see the top
+  // of this file), else malloc, copy, free. Fast path (fits): a getSize and two compares.
+  static void* realloc(void* p, std::size_t n) noexcept {
+    if (p == nullptr) return malloc(n);
+    if (n == 0) {
+      free(p);
+      return nullptr;
+    }
+    if (n > PTRDIFF_MAX) return outOfMemory();
+    void* block = realBlock(p);
+    if (block == nullptr) [[unlikely]] return nullptr;
+    const std::size_t have = usableOf(p, block);
+    if constexpr (kNativeReallocInPlace) {
+      if (block == p && heap().reallocInPlace(p, n) != nullptr) return p;
+    }
+    if (n <= have && have - n <= have / 2 + 4096) return p;
+    void* q = malloc(n);
+    if (q == nullptr) return nullptr;  // errno set, p intact
+    std::memcpy(q, p, n < have ? n : have);
+    heap().free(block);
+    return q;
+  }
+
+  // realloc of n*m bytes, ENOMEM when the product overflows.
+  static void* reallocarray(void* p, std::size_t n, std::size_t m) noexcept {
+    std::size_t total;
+    if (!detail::checked_mul(n, m, total)) return outOfMemory();
+    return realloc(p, total);
+  }
+
+  // glibc's memalign: a non-power-of-two alignment is rounded up; an impossible one is
+  // EINVAL.
+  static void* memalign(std::size_t align, std::size_t n) noexcept {
+    if (align <= kMinAlign) return malloc(n);
+    if (align > (std::size_t{1} << 62)) {
+      errno = EINVAL;
+      return nullptr;
+    }
+    if (!detail::is_pow2(align)) align = std::size_t{1} << (64 - __builtin_clzll(align));
+    return alignedMalloc(align, n);
+  }
+
+  // POSIX: EINVAL for an alignment that is not a power-of-two multiple of sizeof(void*),
+  // ENOMEM on failure, 0 and *out set on success; errno is never changed.
+  static int posix_memalign(void** out, std::size_t align, std::size_t n) noexcept {
+    if (align % sizeof(void*) != 0 || !detail::is_pow2(align)) return EINVAL;
+    const int saved = errno;
+    void* p = align <= kMinAlign ? malloc(n) : alignedMalloc(align, n);
+    errno = saved;
+    if (p == nullptr) return ENOMEM;
+    *out = p;
+    return 0;
+  }
+
+  // C11 argument order (alignment first); any power of two, EINVAL otherwise.
+  static void* aligned_alloc(std::size_t align, std::size_t n) noexcept {
+    if (!detail::is_pow2(align)) {
+      errno = EINVAL;
+      return nullptr;
+    }
+    return memalign(align, n);
+  }
+
+  // Page-aligned n bytes.
+  static void* valloc(std::size_t n) noexcept { return memalign(pageSize(), n); }
+
+  // Page-aligned, n rounded up to whole pages (at least one); ENOMEM when that overflows.
+  static void* pvalloc(std::size_t n) noexcept {
+    std::size_t rounded;
+    if (!detail::checked_align_up(n == 0 ? 1 : n, pageSize(), rounded)) return outOfMemory();
+    return memalign(pageSize(), rounded);
+  }
+
+  // The bytes p may use (at least what was asked); 0 for nullptr or a foreign pointer.
+  static std::size_t malloc_usable_size(void* p) noexcept {
+    if (p == nullptr) return 0;
+    void* block = realBlock(p);
+    return block == nullptr ? 0 : usableOf(p, block);
+  }
+
+  // H's trim when it has one (1 if memory went back to the system), else 0.
+  static int malloc_trim(std::size_t pad) noexcept {
+    if constexpr (requires(H& h) { { h.trim(pad) } -> std::convertible_to<int>; }) {
+      return heap().trim(pad);
+    } else {
+      return 0;
+    }
+  }
+
+  // The heap's statistics (zeros when H has no stats()). H::stats() may return MallocStats
+  // or any struct with the same three fields.
+  static MallocStats stats() noexcept {
+    if constexpr (requires(H& h) {
+                    { h.stats().bytesFromSystem } -> std::convertible_to<std::size_t>;
+                    { h.stats().bytesInUse } -> std::convertible_to<std::size_t>;
+                    { h.stats().peakBytesFromSystem } -> std::convertible_to<std::size_t>;
+                  }) {
+      const auto s = heap().stats();
+      return {s.bytesFromSystem, s.bytesInUse, s.peakBytesFromSystem};
+    } else {
+      return {};
+    }
+  }
+
+  // arena: bytes from the system; uordblks: in use; fordblks: the difference; usmblks: the
+  // peak from the system (glibc leaves it 0).
+  static struct mallinfo2 mallinfo2() noexcept {
+    const MallocStats s = stats();
+    struct mallinfo2 info {};
+    info.arena = s.bytesFromSystem;
+    info.uordblks = s.bytesInUse;
+    info.fordblks = s.bytesFromSystem > s.bytesInUse ? s.bytesFromSystem - s.bytesInUse : 0;
+    info.usmblks = s.peakBytesFromSystem;
+    return info;
+  }
+
+  // Prints the statistics on stderr in glibc's layout, through a stack buffer and write(2)
+  // so nothing allocates.
+  static void malloc_stats() noexcept {
+    const MallocStats s = stats();
+    char text[256];
+    const int len = std::snprintf(text, sizeof text,
+                                  "Arena 0:\nsystem bytes     = %10zu\nin use bytes     = %10zu\n"
+                                  "Total (incl. mmap):\nsystem bytes     = %10zu\n"
+                                  "in use bytes     = %10zu\nmax system bytes = %10zu\n",
+                                  s.bytesFromSystem, s.bytesInUse, s.bytesFromSystem,
+                                  s.bytesInUse, s.peakBytesFromSystem);
+    if (len > 0) writeAll(text, std::min(static_cast<std::size_t>(len), sizeof text - 1));
+  }
+
+  // ---- C++ entry points.
+
+  // The standard's loop: retry while a new_handler exists, else throw std::bad_alloc.
+  static void* operatorNew(std::size_t n) {
+    for (;;) {
+      if (void* p = malloc(n)) [[likely]] return p;
+      std::new_handler handler = std::get_new_handler();
+      if (handler == nullptr) throw std::bad_alloc();
+      handler();
+    }
+  }
+
+  // The aligned form: the same loop over memalign.
+  static void* operatorNew(std::size_t n, std::align_val_t align) {
+    const auto a = static_cast<std::size_t>(align);
+    for (;;) {
+      if (void* p = a <= kMinAlign ? malloc(n) : memalign(a, n)) [[likely]] return p;
+      std::new_handler handler = std::get_new_handler();
+      if (handler == nullptr) throw std::bad_alloc();
+      handler();
+    }
+  }
+
+  // The nothrow forms call the throwing ones, as the standard specifies (so a new_handler
+  // still runs), and turn the exception into nullptr.
+  static void* operatorNewNothrow(std::size_t n) noexcept {
+    try {
+      return operatorNew(n);
+    } catch (...) {
+      return nullptr;
+    }
+  }
+
+  static void* operatorNewNothrow(std::size_t n, std::align_val_t align) noexcept {
+    try {
+      return operatorNew(n, align);
+    } catch (...) {
+      return nullptr;
+    }
+  }
+
+  // ---- pthread_atfork handlers (registered only when H has all three members): H is held
+  // still across fork() and released in both processes.
+
+  static void prepareFork() noexcept { heap().prepareFork(); }
+  static void parentAfterFork() noexcept { heap().parentAfterFork(); }
+  static void childAfterFork() noexcept { heap().childAfterFork(); }
+
+ private:
+  enum : int { kNone = 0, kBuilding = 1, kReady = 2 };
+
+  static H* instance() noexcept { return std::launder(reinterpret_cast<H*>(storage_)); }
+
+  // The first caller builds the heap; any other thread waits until it is ready. The fork
+  // handlers are registered after the heap is marked ready and outside any lock, so a
+  // malloc that pthread_atfork itself makes finds a working heap.
+  [[gnu::cold, gnu::noinline]] static H& build() noexcept {
+    int expected = kNone;
+    if (state_.compare_exchange_strong(expected, kBuilding, std::memory_order_acq_rel)) {
+      ::new (static_cast<void*>(storage_)) H();
+      state_.store(kReady, std::memory_order_release);
+      if constexpr (requires(H& h) {
+                      h.prepareFork();
+                      h.parentAfterFork();
+                      h.childAfterFork();
+                    }) {
+        ::pthread_atfork(&MallocShim::prepareFork, &MallocShim::parentAfterFork,
+                         &MallocShim::childAfterFork);
+      }
+    } else {
+      while (state_.load(std::memory_order_acquire) != kReady) ::sched_yield();
+    }
+    return *instance();
+  }
+
+  [[gnu::cold]] static void* outOfMemory() noexcept {
+    errno = ENOMEM;
+    return nullptr;
+  }
+
+  static std::size_t pageSize() noexcept {
+    static std::atomic<std::size_t> size{0};
+    std::size_t s = size.load(std::memory_order_relaxed);
+    if (s == 0) {
+      s = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+      size.store(s, std::memory_order_relaxed);
+    }
+    return s;
+  }
+
+  // The block H handed out that p lies in: p itself, or, over a heap without memalign,
+  // the block an aligned mark below p points back to. nullptr for a detected foreign pointer.
+  static void* realBlock(void* p) noexcept {
+    if (!detail::is_aligned(p, kMinAlign)) [[unlikely]] return foreign(p);
+    if constexpr (kNativeMemalign) {
+      return p;
+    } else {
+      const std::size_t word = detail::header_word(p);
+      if ((word & detail::kFlagMask) != kAlignedMark) [[likely]] return p;
+      const std::size_t offset = word & ~detail::kFlagMask;
+      if (offset == 0 || offset > kMaxMarkOffset) [[unlikely]] return foreign(p);
+      return detail::bytes(p) - offset;
+    }
+  }
+
+  // The usable size of p, which lies in block.
+  static std::size_t usableOf(void* p, void* block) noexcept {
+    const std::size_t offset = static_cast<std::size_t>(detail::bytes(p) - detail::bytes(block));
+    return heap().getSize(block) - offset;
+  }
+
+  // An aligned object: H's own memalign, or carved out of a bigger block and marked.
+  static void* alignedMalloc(std::size_t align, std::size_t n) noexcept {
+    if (n > PTRDIFF_MAX) return outOfMemory();
+    if (n == 0) n = 1;
+    if constexpr (kNativeMemalign) {
+      void* p = heap().memalign(align, n);
+      return p != nullptr ? p : outOfMemory();
+    } else {
+      std::size_t request;
+      if (!detail::checked_add(n, align - kMinAlign, request) || request > PTRDIFF_MAX)
+        return outOfMemory();
+      void* block = heap().malloc(request);
+      if (block == nullptr) return outOfMemory();
+      if (detail::is_aligned(block, align)) return block;
+      const auto at = reinterpret_cast<std::uintptr_t>(block);
+      void* q = reinterpret_cast<void*>((at + align - 1) & ~(std::uintptr_t{align} - 1));
+      const std::size_t offset = static_cast<std::size_t>(detail::bytes(q) - detail::bytes(block));
+      detail::header_word(q) = offset | kAlignedMark;
+      return q;
+    }
+  }
+
+  [[gnu::cold, gnu::noinline]] static void* foreign([[maybe_unused]] void* p) noexcept {
+#ifndef NDEBUG
+    char text[96];
+    const int len = std::snprintf(text, sizeof text,
+                                  "strata malloc: ignoring foreign pointer %p\n", p);
+    if (len > 0) writeAll(text, std::min(static_cast<std::size_t>(len), sizeof text - 1));
+#endif
+    return nullptr;
+  }
+
+  static void writeAll(const char* text, std::size_t len) noexcept {
+    while (len > 0) {
+      const ssize_t done = ::write(STDERR_FILENO, text, len);
+      if (done <= 0) return;
+      text += done;
+      len -= static_cast<std::size_t>(done);
+    }
+  }
+
+  alignas(H) static inline unsigned char storage_[sizeof(H)];
+  static inline std::atomic<int> state_{kNone};
+};
+
+}  // namespace strata
+
+// STRATA_DEFINE_MALLOC(ShimType): placed once at namespace scope in one .cpp file, defines and
+// exports every allocation entry point over ShimType (a strata::MallocShim<H>): the C
+// functions, glibc's __libc_* aliases, and every replaceable operator new and delete. A macro
+// because C linkage names cannot come from a template. Build the file with
+// -fvisibility=hidden (these stay visible) and -fno-builtin (so the compiler does not turn
+// the shim's own code into calls of the functions being defined).
+#define STRATA_DEFINE_MALLOC(ShimType)                                                          \
+  extern "C" {                                                                                \
+  [[gnu::visibility("default")]] void* malloc(std::size_t n) noexcept {                        \
+    return ShimType::malloc(n);                                                               \
+  }                                                                                           \
+  [[gnu::visibility("default")]] void free(void* p) noexcept { ShimType::free(p); }            \
+  [[gnu::visibility("default")]] void* calloc(std::size_t n, std::size_t m) noexcept {         \
+    return ShimType::calloc(n, m);                                                            \
+  }                                                                                           \
+  [[gnu::visibility("default")]] void* realloc(void* p, std::size_t n) noexcept {              \
+    return ShimType::realloc(p, n);                                                           \
+  }                                                                                           \
+  [[gnu::visibility("default")]] void* reallocarray(void* p, std::size_t n,                    \
+                                                    std::size_t m) noexcept {                 \
+    return ShimType::reallocarray(p, n, m);                                                   \
+  }                                                                                           \
+  [[gnu::visibility("default")]] void* memalign(std::size_t a, std::size_t n) noexcept {       \
+    return ShimType::memalign(a, n);                                                          \
+  }                                                                                           \
+  [[gnu::visibility("default")]] int posix_memalign(void** out, std::size_t a,                 \
+                                                    std::size_t n) noexcept {                 \
+    return ShimType::posix_memalign(out, a, n);                                               \
+  }                                                                                           \
+  [[gnu::visibility("default")]] void* aligned_alloc(std::size_t a, std::size_t n) noexcept {  \
+    return ShimType::aligned_alloc(a, n);                                                     \
+  }                                                                                           \
+  [[gnu::visibility("default")]] void* valloc(std::size_t n) noexcept {                        \
+    return ShimType::valloc(n);                                                               \
+  }                                                                                           \
+  [[gnu::visibility("default")]] void* pvalloc(std::size_t n) noexcept {                       \
+    return ShimType::pvalloc(n);                                                              \
+  }                                                                                           \
+  [[gnu::visibility("default")]] std::size_t malloc_usable_size(void* p) noexcept {            \
+    return ShimType::malloc_usable_size(p);                                                   \
+  }                                                                                           \
+  [[gnu::visibility("default")]] void free_sized(void* p, std::size_t) noexcept {              \
+    ShimType::free(p);                                                                        \
+  }                                                                                           \
+  [[gnu::visibility("default")]] void free_aligned_sized(void* p, std::size_t,                 \
+                                                         std::size_t) noexcept {              \
+    ShimType::free(p);                                                                        \
+  }                                                                                           \
+  [[gnu::visibility("default")]] struct mallinfo2 mallinfo2() noexcept {                       \
+    return ShimType::mallinfo2();                                                             \
+  }                                                                                           \
+  [[gnu::visibility("default")]] void malloc_stats() noexcept { ShimType::malloc_stats(); }    \
+  [[gnu::visibility("default")]] int malloc_trim(std::size_t pad) noexcept {                   \
+    return ShimType::malloc_trim(pad);                                                        \
+  }                                                                                           \
+  [[gnu::visibility("default")]] void* __libc_malloc(std::size_t n) noexcept {                 \
+    return ShimType::malloc(n);                                                               \
+  }                                                                                           \
+  [[gnu::visibility("default")]] void __libc_free(void* p) noexcept { ShimType::free(p); }     \
+  [[gnu::visibility("default")]] void* __libc_calloc(std::size_t n, std::size_t m) noexcept {  \
+    return ShimType::calloc(n, m);                                                            \
+  }                                                                                           \
+  [[gnu::visibility("default")]] void* __libc_realloc(void* p, std::size_t n) noexcept {       \
+    return ShimType::realloc(p, n);                                                           \
+  }                                                                                           \
+  [[gnu::visibility("default")]] void* __libc_memalign(std::size_t a, std::size_t n) noexcept { \
+    return ShimType::memalign(a, n);                                                          \
+  }                                                                                           \
+  [[gnu::visibility("default")]] void* __libc_valloc(std::size_t n) noexcept {                 \
+    return ShimType::valloc(n);                                                               \
+  }                                                                                           \
+  [[gnu::visibility("default")]] void* __libc_pvalloc(std::size_t n) noexcept {                \
+    return ShimType::pvalloc(n);                                                              \
+  }                                                                                           \
+  }                                                                                           \
+  [[gnu::visibility("default")]] void* operator new(std::size_t n) {                           \
+    return ShimType::operatorNew(n);                                                          \
+  }                                                                                           \
+  [[gnu::visibility("default")]] void* operator new[](std::size_t n) {                         \
+    return ShimType::operatorNew(n);                                                          \
+  }                                                                                           \
+  [[gnu::visibility("default")]] void* operator new(std::size_t n,                             \
+                                                    const std::nothrow_t&) noexcept {         \
+    return ShimType::operatorNewNothrow(n);                                                   \
+  }                                                                                           \
+  [[gnu::visibility("default")]] void* operator new[](std::size_t n,                           \
+                                                      const std::nothrow_t&) noexcept {       \
+    return ShimType::operatorNewNothrow(n);                                                   \
+  }                                                                                           \
+  [[gnu::visibility("default")]] void* operator new(std::size_t n, std::align_val_t a) {       \
+    return ShimType::operatorNew(n, a);                                                       \
+  }                                                                                           \
+  [[gnu::visibility("default")]] void* operator new[](std::size_t n, std::align_val_t a) {     \
+    return ShimType::operatorNew(n, a);                                                       \
+  }                                                                                           \
+  [[gnu::visibility("default")]] void* operator new(std::size_t n, std::align_val_t a,         \
+                                                    const std::nothrow_t&) noexcept {         \
+    return ShimType::operatorNewNothrow(n, a);                                                \
+  }                                                                                           \
+  [[gnu::visibility("default")]] void* operator new[](std::size_t n, std::align_val_t a,       \
+                                                      const std::nothrow_t&) noexcept {       \
+    return ShimType::operatorNewNothrow(n, a);                                                \
+  }                                                                                           \
+  [[gnu::visibility("default")]] void operator delete(void* p) noexcept { ShimType::free(p); } \
+  [[gnu::visibility("default")]] void operator delete[](void* p) noexcept {                    \
+    ShimType::free(p);                                                                        \
+  }                                                                                           \
+  [[gnu::visibility("default")]] void operator delete(void* p, std::size_t) noexcept {         \
+    ShimType::free(p);                                                                        \
+  }                                                                                           \
+  [[gnu::visibility("default")]] void operator delete[](void* p, std::size_t) noexcept {       \
+    ShimType::free(p);                                                                        \
+  }                                                                                           \
+  [[gnu::visibility("default")]] void operator delete(void* p, std::align_val_t) noexcept {    \
+    ShimType::free(p);                                                                        \
+  }                                                                                           \
+  [[gnu::visibility("default")]] void operator delete[](void* p, std::align_val_t) noexcept {  \
+    ShimType::free(p);                                                                        \
+  }                                                                                           \
+  [[gnu::visibility("default")]] void operator delete(void* p, std::size_t,                    \
+                                                      std::align_val_t) noexcept {            \
+    ShimType::free(p);                                                                        \
+  }                                                                                           \
+  [[gnu::visibility("default")]] void operator delete[](void* p, std::size_t,                  \
+                                                        std::align_val_t) noexcept {          \
+    ShimType::free(p);                                                                        \
+  }                                                                                           \
+  [[gnu::visibility("default")]] void operator delete(void* p, const std::nothrow_t&) noexcept { \
+    ShimType::free(p);                                                                        \
+  }                                                                                           \
+  [[gnu::visibility("default")]] void operator delete[](void* p,                               \
+                                                        const std::nothrow_t&) noexcept {     \
+    ShimType::free(p);                                                                        \
+  }                                                                                           \
+  [[gnu::visibility("default")]] void operator delete(void* p, std::align_val_t,               \
+                                                      const std::nothrow_t&) noexcept {       \
+    ShimType::free(p);                                                                        \
+  }                                                                                           \
+  [[gnu::visibility("default")]] void operator delete[](void* p, std::align_val_t,             \
+                                                        const std::nothrow_t&) noexcept {     \
+    ShimType::free(p);                                                                        \
+  }                                                                                           \
+  static_assert(true, "STRATA_DEFINE_MALLOC ends here")
