@@ -13,6 +13,7 @@
 #include "strata/top/memory_account.hpp"
 #include "strata/top/mmap_heap.hpp"
 #include "strata/top/null_heap.hpp"
+#include "strata/top/segment_heap.hpp"
 #include "strata/top/sbrk_heap.hpp"
 #include "strata/top/static_buffer_heap.hpp"
 
@@ -25,8 +26,10 @@
 #include "strata/building/coalesce_heap.hpp"
 #include "strata/building/dllist.hpp"
 #include "strata/building/freelist_heap.hpp"
+#include "strata/building/size_class_page.hpp"
 #include "strata/building/sllist.hpp"
 
+#include "strata/combining/fine_size_classes.hpp"
 #include "strata/combining/hybrid_heap.hpp"
 #include "strata/combining/seg_heap.hpp"
 #include "strata/combining/select_mmap_heap.hpp"
@@ -37,6 +40,7 @@
 #include "strata/general/kingsley_coalesce_heap.hpp"
 #include "strata/general/kingsley_heap.hpp"
 #include "strata/general/lea_heap.hpp"
+#include "strata/general/strata_heap.hpp"
 
 #include "strata/utility/ansi_wrapper.hpp"
 #include "strata/utility/debug_heap.hpp"
@@ -51,6 +55,7 @@
 #include "strata/utility/unique_heap.hpp"
 
 #include "strata/threads/pho_thread_heap.hpp"
+#include "strata/threads/owner_thread_heap.hpp"
 #include "strata/threads/thread_heap.hpp"
 
 #include "strata/special/obstack_heap.hpp"

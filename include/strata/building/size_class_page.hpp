@@ -1,0 +1,195 @@
+// SizeClassPage: one page of equal-size blocks with two free lists, the owner's and the
+// thread-free list other threads push onto (mimalloc's page; Hoard's superblock).
+//
+// Why: a page that only its owner thread pops from needs no lock, and a free from another
+// thread costs one compare-and-swap on the page it belongs to, so memory goes back to the
+// page (and the thread) it came from: no blowup when threads free each other's objects. The
+// owner moves the thread-free list over to its own list in one exchange (collect) when its
+// list runs dry. Blocks are carved lazily, about an OS page at a time (extend), so a page
+// only becomes resident as it is used.
+//
+// Costs: pop and pushLocal are two loads/stores and a counter update; pushRemote is one CAS
+// loop (retries only under contention on the same page); collect is one exchange plus a walk
+// of the collected list (to count it). The page is a plain struct that lives in its owner's
+// metadata (OwnerThreadHeap keeps the descriptors in the segment header); the queue links
+// and the full flag are the owner's, kept here so a page is one cache-friendly record.
+#pragma once
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+namespace strata {
+
+struct SizeClassPage {
+  // A free block's first word: the next free block.
+  struct Block {
+    Block* next;
+  };
+
+  // ---- Owner-only state.
+  Block* free = nullptr;          // the owner's free list
+  std::uint32_t used = 0;         // blocks handed out and not yet back on `free`
+  std::uint32_t capacity = 0;     // blocks carved so far
+  std::uint32_t reserved = 0;     // blocks that fit in the page
+  std::uint32_t blockSize = 0;    // bytes per block, a multiple of 16
+  std::uint16_t sizeClass = 0;
+  std::uint8_t slots = 0;         // OwnerThreadHeap: how many segment slots the page spans
+  bool inUse = false;             // OwnerThreadHeap: the page holds a size class
+  bool hasAligned = false;        // memalign handed out an interior pointer of some block
+  bool inFullList = false;        // OwnerThreadHeap: parked in the owner's full list
+  std::byte* start = nullptr;     // the first block
+  SizeClassPage* next = nullptr;  // owner's queue links
+  SizeClassPage* prev = nullptr;
+
+  // ---- Shared with other threads.
+  // The thread-free list's head, with the page's park state in its low two bits (blocks are
+  // 16-byte aligned): one CAS both pushes a block and tells whether the page was parked.
+  std::atomic<std::uintptr_t> threadFree{0};
+  SizeClassPage* reclaimNext = nullptr;  // link in the owner's reclaim stack (while claimed)
+
+  // Park states. Normal: in the owner's queue. Parked: the owner found the page full and
+  // took it out of the queue. Claimed: a thread freed into the parked page and is handing it
+  // back to the owner through the owner's reclaim stack; the page cannot be released until
+  // the owner has taken it off that stack.
+  static constexpr std::uintptr_t kNormal = 0, kParked = 1, kClaimed = 2, kStateMask = 3;
+
+  // Makes the page hold blocks of blockSize bytes in [start, start + bytes).
+  void init(std::byte* area, std::size_t bytes, std::uint32_t size, std::uint16_t cls) noexcept {
+    free = nullptr;
+    used = 0;
+    capacity = 0;
+    reserved = static_cast<std::uint32_t>(bytes / size);
+    blockSize = size;
+    sizeClass = cls;
+    inUse = true;
+    hasAligned = false;
+    inFullList = false;
+    start = area;
+    next = prev = nullptr;
+    threadFree.store(0, std::memory_order_relaxed);
+    reclaimNext = nullptr;
+  }
+
+  // Pops a block from the owner's list, or nullptr when it is empty. Cost: two loads, a
+  // store and an increment.
+  void* pop() noexcept {
+    Block* b = free;
+    if (b == nullptr) return nullptr;
+    free = b->next;
+    ++used;
+    return b;
+  }
+
+  // Carves the next blocks (about 4 KiB worth, at least one) onto the owner's list; false
+  // when the page is fully carved already. Called only when `free` is empty.
+  bool extend() noexcept {
+    if (capacity == reserved) return false;
+    std::uint32_t n = blockSize >= 4096 ? 1 : 4096 / blockSize;
+    if (n > reserved - capacity) n = reserved - capacity;
+    std::byte* first = start + std::size_t{capacity} * blockSize;
+    Block* head = free;
+    for (std::uint32_t i = n; i-- > 0;) {
+      auto* b = reinterpret_cast<Block*>(first + std::size_t{i} * blockSize);
+      b->next = head;
+      head = b;
+    }
+    free = head;
+    capacity += n;
+    return true;
+  }
+
+  // The owner gives a block back. Returns the count of blocks still out.
+  std::uint32_t pushLocal(void* p) noexcept {
+    auto* b = static_cast<Block*>(p);
+    b->next = free;
+    free = b;
+    return --used;
+  }
+
+  // Any other thread gives a block back: one CAS onto the thread-free list. Returns true
+  // when the page was parked: this thread has then claimed it and must hand it to the owner
+  // (OwnerThreadHeap pushes it onto the owner's reclaim stack).
+  bool pushRemote(void* p) noexcept {
+    auto* b = static_cast<Block*>(p);
+    std::uintptr_t old = threadFree.load(std::memory_order_relaxed);
+    std::uintptr_t state;
+    do {
+      state = old & kStateMask;
+      b->next = reinterpret_cast<Block*>(old & ~kStateMask);
+    } while (!threadFree.compare_exchange_weak(
+        old, reinterpret_cast<std::uintptr_t>(b) | (state == kParked ? kClaimed : state),
+        std::memory_order_acq_rel, std::memory_order_relaxed));
+    return state == kParked;
+  }
+
+  // The owner takes the thread-free list over onto its own list (the park state stays);
+  // returns how many blocks came back.
+  std::uint32_t collect() noexcept {
+    std::uintptr_t old = threadFree.load(std::memory_order_relaxed);
+    if ((old & ~kStateMask) == 0) return 0;
+    while (!threadFree.compare_exchange_weak(old, old & kStateMask, std::memory_order_acquire,
+                                             std::memory_order_relaxed)) {
+    }
+    Block* list = reinterpret_cast<Block*>(old & ~kStateMask);
+    if (list == nullptr) return 0;
+    std::uint32_t n = 1;
+    Block* tail = list;
+    while (tail->next != nullptr) {
+      tail = tail->next;
+      ++n;
+    }
+    tail->next = free;
+    free = list;
+    used -= n;
+    return n;
+  }
+
+  std::uintptr_t parkState() const noexcept {
+    return threadFree.load(std::memory_order_acquire) & kStateMask;
+  }
+
+  // Owner: marks a full page parked; fails (returns false) if a block arrived meanwhile.
+  bool tryPark() noexcept {
+    std::uintptr_t expected = kNormal;
+    return threadFree.compare_exchange_strong(expected, kParked, std::memory_order_acq_rel);
+  }
+
+  // Owner: takes a parked page back (normal again); false if another thread claimed it.
+  bool tryUnpark() noexcept {
+    std::uintptr_t old = threadFree.load(std::memory_order_relaxed);
+    while ((old & kStateMask) == kParked) {
+      if (threadFree.compare_exchange_weak(old, (old & ~kStateMask) | kNormal,
+                                           std::memory_order_acq_rel))
+        return true;
+    }
+    return false;
+  }
+
+  // Owner: a claimed page came off the reclaim stack: normal again.
+  void unclaim() noexcept {
+    std::uintptr_t old = threadFree.load(std::memory_order_relaxed);
+    while (!threadFree.compare_exchange_weak(old, old & ~kStateMask, std::memory_order_acq_rel)) {
+    }
+  }
+
+  // The block holding p (p may be an interior pointer handed out by memalign).
+  void* blockOf(void* p) const noexcept {
+    if (!hasAligned) return p;
+    const std::size_t off = static_cast<std::size_t>(static_cast<std::byte*>(p) - start);
+    return start + off - off % blockSize;
+  }
+
+  // Bytes usable from p to the end of its block.
+  std::size_t usableFrom(void* p) const noexcept {
+    if (!hasAligned) return blockSize;
+    const std::size_t off = static_cast<std::size_t>(static_cast<std::byte*>(p) - start);
+    return blockSize - off % blockSize;
+  }
+
+  bool contains(const void* p) const noexcept {
+    const auto* b = static_cast<const std::byte*>(p);
+    return b >= start && b < start + std::size_t{reserved} * blockSize;
+  }
+};
+
+}  // namespace strata

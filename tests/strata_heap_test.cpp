@@ -1,0 +1,384 @@
+// StrataHeap as the shim will use it: the differential harness, alignment, memalign up to
+// 1 GiB, realloc in place, bad input, cross-thread frees, thread exit, empty memory going
+// back to the system (by the heap's own figures and by RSS), and fork from a threaded process.
+#include <gtest/gtest.h>
+#include <pthread.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "strata/general/strata_heap.hpp"
+#include "support/differential.hpp"
+#include "support/thread_stress.hpp"
+
+using namespace strata;
+
+namespace {
+
+// Resident set size of this process, from /proc/self/statm.
+std::size_t rssBytes() {
+  std::FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return 0;
+  unsigned long size = 0, resident = 0;
+  const int got = std::fscanf(f, "%lu %lu", &size, &resident);
+  std::fclose(f);
+  return got == 2 ? resident * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE)) : 0;
+}
+
+}  // namespace
+
+TEST(StrataHeap, DifferentialMixed) {
+  test::expectEverythingReturned<StrataHeap>({.seed = 11, .ops = 1'000'000});
+}
+
+TEST(StrataHeap, DifferentialSmallChurn) {
+  test::expectEverythingReturned<StrataHeap>(
+      {.seed = 12, .ops = 1'000'000, .maxLive = 20000, .sizes = test::SizeMix::Small});
+}
+
+TEST(StrataHeap, DifferentialLarge) {
+  test::expectEverythingReturned<StrataHeap>(
+      {.seed = 13, .ops = 20'000, .maxLive = 200, .sizes = test::SizeMix::Large});
+}
+
+TEST(StrataHeap, SixteenByteAlignmentAndUsableSizeForEverySize) {
+  auto h = std::make_unique<StrataHeap>();
+  std::vector<void*> live;
+  for (std::size_t n = 0; n <= 300'000; n += (n < 4096 ? 1 : n < 140'000 ? 97 : 4099)) {
+    void* p = h->malloc(n);
+    ASSERT_NE(p, nullptr) << n;
+    ASSERT_TRUE(detail::is_aligned(p, 16)) << n;
+    const std::size_t usable = h->getSize(p);
+    ASSERT_GE(usable, n);
+    if (n > 16 && n <= StrataHeap::MaxSmall) {
+      ASSERT_LE(usable, n + n / 8 + 16) << "class too coarse for " << n;
+    } else if (n > StrataHeap::MaxSmall && n <= StrataHeap::MaxLarge) {
+      ASSERT_LT(usable, n + StrataHeap::SlotSize) << "large blocks are whole slots";
+    }
+    std::memset(p, 0xab, usable);
+    live.push_back(p);
+    if (live.size() > 64) {
+      h->free(live.front());
+      live.erase(live.begin());
+    }
+  }
+  for (void* p : live) h->free(p);
+}
+
+TEST(StrataHeap, ZeroBytesGivesUniqueFreeablePointers) {
+  auto h = std::make_unique<StrataHeap>();
+  void* a = h->malloc(0);
+  void* b = h->malloc(0);
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  EXPECT_NE(a, b);
+  h->free(a);
+  h->free(b);
+}
+
+TEST(StrataHeap, MemalignEveryPowerOfTwoUpTo1GiB) {
+  auto h = std::make_unique<StrataHeap>();
+  for (std::size_t align = 32; align <= (std::size_t{1} << 29); align *= 2) {
+    for (std::size_t n : {std::size_t{1}, std::size_t{24}, std::size_t{100}, std::size_t{5000},
+                          std::size_t{200'000}}) {
+      void* p = h->memalign(align, n);
+      ASSERT_NE(p, nullptr) << align << " " << n;
+      EXPECT_TRUE(detail::is_aligned(p, align)) << align << " " << n;
+      EXPECT_GE(h->getSize(p), n);
+      static_cast<char*>(p)[0] = 1;
+      static_cast<char*>(p)[n - 1] = 2;
+      // A second object from the same page must not be disturbed by the aligned one.
+      void* q = h->malloc(n);
+      std::memset(q, 0x5a, n);
+      h->free(p);
+      EXPECT_EQ(static_cast<unsigned char*>(q)[n - 1], 0x5a);
+      h->free(q);
+    }
+  }
+  void* g = h->memalign(std::size_t{1} << 30, 4096);
+  ASSERT_NE(g, nullptr);
+  EXPECT_TRUE(detail::is_aligned(g, std::size_t{1} << 30));
+  EXPECT_GE(h->getSize(g), 4096u);
+  std::memset(g, 1, 4096);
+  h->free(g);
+  h->trim(0);
+  EXPECT_LT(h->stats().bytesFromSystem, std::size_t{1} << 20);
+}
+
+TEST(StrataHeap, MemalignRejectsBadAlignment) {
+  auto h = std::make_unique<StrataHeap>();
+  for (std::size_t align : {std::size_t{0}, std::size_t{3}, std::size_t{48},
+                            std::size_t{1} << 31}) {
+    errno = 0;
+    EXPECT_EQ(h->memalign(align, 16), nullptr) << align;
+    EXPECT_EQ(errno, EINVAL) << align;
+  }
+}
+
+TEST(StrataHeap, HugeRequestsFailWithEnomem) {
+  auto h = std::make_unique<StrataHeap>();
+  for (std::size_t n : {SIZE_MAX, SIZE_MAX - 16, SIZE_MAX - 4096 * 2, std::size_t{1} << 62,
+                        std::size_t{1} << 50}) {
+    errno = 0;
+    EXPECT_EQ(h->malloc(n), nullptr) << n;
+    EXPECT_EQ(errno, ENOMEM) << n;
+    errno = 0;
+    EXPECT_EQ(h->memalign(4096, n), nullptr) << n;
+    EXPECT_EQ(errno, ENOMEM) << n;
+    errno = 0;
+    EXPECT_EQ(h->memalign(std::size_t{1} << 30, n), nullptr) << n;
+    EXPECT_EQ(errno, ENOMEM) << n;
+  }
+  void* p = h->malloc(100);  // still works
+  ASSERT_NE(p, nullptr);
+  h->free(p);
+}
+
+TEST(StrataHeap, ForeignPointersAreIgnored) {
+  auto h = std::make_unique<StrataHeap>();
+  auto other = std::make_unique<StrataHeap>();
+  std::vector<void*> mine;
+  for (int i = 0; i < 1000; ++i) mine.push_back(h->malloc(48));
+  void* big = h->malloc(8 << 20);
+  void* large = h->malloc(1 << 20);
+  void* theirs = other->malloc(48);
+  int onStack = 0;
+  static int global = 0;
+  void* fromLibc = std::malloc(48);
+  auto* segment = reinterpret_cast<char*>(reinterpret_cast<std::uintptr_t>(mine[0]) &
+                                          ~(SegmentHeap<>::SegmentSize - 1));
+  for (void* p : {static_cast<void*>(&onStack), static_cast<void*>(&global), fromLibc, theirs,
+                  static_cast<void*>(static_cast<char*>(big) + 16),
+                  static_cast<void*>(static_cast<char*>(large) + 4096),
+                  static_cast<void*>(segment + 64),  // the segment header
+                  static_cast<void*>(segment + (40 << 16))}) {  // a slot holding no page
+    EXPECT_EQ(h->getSize(p), 0u) << p;
+    h->free(p);
+  }
+  std::free(fromLibc);
+  other->free(theirs);
+  EXPECT_GE(h->getSize(big), std::size_t{8} << 20);
+  EXPECT_GE(h->getSize(large), std::size_t{1} << 20);
+  h->free(large);
+  for (void* p : mine) EXPECT_EQ(h->getSize(p), 48u);
+  for (void* p : mine) h->free(p);
+  h->free(big);
+  test::runDifferential(*h, {.seed = 5, .ops = 100'000});
+}
+
+TEST(StrataHeap, ReallocInPlace) {
+  auto h = std::make_unique<StrataHeap>();
+  void* p = h->malloc(100);
+  std::memset(p, 7, 100);
+  const std::size_t usable = h->getSize(p);
+  EXPECT_EQ(h->reallocInPlace(p, usable), p);
+  EXPECT_EQ(h->reallocInPlace(p, 80), p);
+  EXPECT_EQ(h->reallocInPlace(p, usable + 1), nullptr);
+  EXPECT_EQ(h->reallocInPlace(p, 8), nullptr) << "a big shrink should move to a small class";
+  EXPECT_EQ(static_cast<unsigned char*>(p)[99], 7);
+  h->free(p);
+  void* big = h->malloc(1 << 20);
+  EXPECT_EQ(h->reallocInPlace(big, (1 << 20) - 1000), big);
+  EXPECT_EQ(h->reallocInPlace(big, std::size_t{1} << 24), nullptr);
+  h->free(big);
+  int x = 0;
+  EXPECT_EQ(h->reallocInPlace(&x, 1), nullptr);
+}
+
+TEST(StrataHeap, CrossThreadStress) {
+  auto h = std::make_unique<StrataHeap>();
+  test::crossThreadStress(*h, 4, 2'000'000, 3);
+}
+
+// Producer/consumer: the producer allocates, the consumer frees; the memory the heap holds
+// stays within a small factor of the peak live bytes.
+TEST(StrataHeap, ProducerConsumerBlowupIsBounded) {
+  auto h = std::make_unique<StrataHeap>();
+  constexpr std::size_t kBatch = 20'000, kRounds = 60;
+  std::atomic<std::size_t> live{0}, peakLive{0};
+  std::vector<std::pair<void*, std::size_t>> slot;
+  std::atomic<int> turn{0};  // 0: producer's, 1: consumer's
+  std::thread producer([&] {
+    std::mt19937_64 rng(1);
+    for (std::size_t r = 0; r < kRounds; ++r) {
+      while (turn.load() != 0) std::this_thread::yield();
+      slot.clear();
+      for (std::size_t i = 0; i < kBatch; ++i) {
+        const std::size_t n = 16 + rng() % 500;
+        void* p = h->malloc(n);
+        std::memset(p, 1, n);
+        slot.emplace_back(p, n);
+        const std::size_t now = live.fetch_add(n) + n;
+        if (now > peakLive.load()) peakLive.store(now);
+      }
+      turn.store(1);
+    }
+  });
+  std::thread consumer([&] {
+    for (std::size_t r = 0; r < kRounds; ++r) {
+      while (turn.load() != 1) std::this_thread::yield();
+      for (auto& [p, n] : slot) {
+        h->free(p);
+        live.fetch_sub(n);
+      }
+      turn.store(0);
+    }
+  });
+  producer.join();
+  consumer.join();
+  const auto s = h->stats();
+  EXPECT_LT(s.peakBytesFromSystem, 3 * peakLive.load() + (4u << 20))
+      << "peak live " << peakLive.load();
+}
+
+// Threads that allocate and exit: their heaps are orphaned and adopted, memory is reused.
+TEST(StrataHeap, ThreadExitMemoryIsReused) {
+  auto h = std::make_unique<StrataHeap>();
+  std::vector<void*> leftovers;
+  std::size_t afterFirst = 0;
+  for (int round = 0; round < 20; ++round) {
+    std::vector<void*> kept;
+    std::thread t([&] {
+      std::vector<void*> mine;
+      for (int i = 0; i < 50'000; ++i) mine.push_back(h->malloc(16 + i % 300));
+      for (std::size_t i = 0; i < mine.size(); ++i) {
+        if (i % 100 == 0) kept.push_back(mine[i]);
+        else h->free(mine[i]);
+      }
+    });
+    t.join();
+    for (void* p : kept) h->free(p);  // freed by another thread, after the owner exited
+    if (round == 1) afterFirst = h->stats().peakBytesFromSystem;
+  }
+  EXPECT_LE(h->stats().peakBytesFromSystem, afterFirst + (1u << 20))
+      << "each exiting thread's memory should be reused by the next";
+  h->trim(0);
+  EXPECT_LT(h->stats().bytesFromSystem, 1u << 20);
+}
+
+TEST(StrataHeap, EmptyMemoryGoesBackToTheSystem) {
+  auto h = std::make_unique<StrataHeap>();
+  const std::size_t rss0 = rssBytes();
+  std::vector<void*> live;
+  std::mt19937_64 rng(7);
+  std::size_t bytes = 0;
+  while (bytes < (std::size_t{128} << 20)) {
+    const std::size_t n = 16 + rng() % 2000;
+    void* p = h->malloc(n);
+    std::memset(p, 3, n);
+    live.push_back(p);
+    bytes += n;
+  }
+  const std::size_t rssFull = rssBytes();
+  EXPECT_GT(h->stats().bytesFromSystem, std::size_t{128} << 20);
+  EXPECT_GE(h->stats().bytesInUse, std::size_t{128} << 20);
+  std::shuffle(live.begin(), live.end(), rng);
+  for (void* p : live) h->free(p);
+  h->trim(0);
+  const std::size_t rssEmpty = rssBytes();
+  EXPECT_LT(h->stats().bytesFromSystem, std::size_t{1} << 20);
+  EXPECT_GT(rssFull, rss0 + (std::size_t{100} << 20));
+  EXPECT_LT(rssEmpty, rss0 + (std::size_t{16} << 20)) << "rss0 " << rss0 << " full " << rssFull;
+}
+
+// Without trim: a heap that empties out releases pages and decommits on its own.
+TEST(StrataHeap, EmptyPagesAreReleasedWithoutTrim) {
+  auto h = std::make_unique<StrataHeap>();
+  std::vector<void*> live;
+  for (int i = 0; i < 200'000; ++i) live.push_back(h->malloc(64 + (i % 8) * 16));
+  const std::size_t full = h->stats().bytesFromSystem;
+  for (void* p : live) h->free(p);
+  EXPECT_LT(h->stats().bytesFromSystem, full / 8) << "full " << full;
+}
+
+TEST(StrataHeap, ForkFromAThreadedProcess) {
+  auto h = std::make_unique<StrataHeap>();
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < 3; ++t) {
+    pool.emplace_back([&, t] {
+      std::mt19937_64 rng(t);
+      std::vector<void*> mine;
+      while (!stop.load()) {
+        if (mine.size() < 1000 && rng() % 2) {
+          mine.push_back(h->malloc(1 + rng() % 3000));
+        } else if (!mine.empty()) {
+          h->free(mine.back());
+          mine.pop_back();
+        }
+      }
+      for (void* p : mine) h->free(p);
+    });
+  }
+  for (int k = 0; k < 8; ++k) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    h->prepareFork();
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      h->childAfterFork();
+      // The other threads are gone; their heaps are orphans the child may adopt.
+      std::vector<void*> v;
+      for (int i = 0; i < 5000; ++i) {
+        void* p = h->malloc(1 + i % 5000);
+        if (p == nullptr) ::_exit(2);
+        std::memset(p, 9, 1 + i % 5000);
+        v.push_back(p);
+      }
+      for (void* p : v) h->free(p);
+      std::thread other([&] {
+        for (int i = 0; i < 10'000; ++i) h->free(h->malloc(100));
+      });
+      other.join();
+      h->trim(0);
+      ::_exit(0);
+    }
+    h->parentAfterFork();
+    ASSERT_GT(pid, 0);
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 0);
+  }
+  stop.store(true);
+  for (auto& th : pool) th.join();
+}
+
+// A destructor of a pthread key made after the heap's runs after the heap orphaned the
+// thread's heap: mallocs and frees there use the shared heap.
+TEST(StrataHeap, MallocDuringThreadTeardown) {
+  static StrataHeap* heap = nullptr;
+  static std::atomic<int> ok{0};
+  auto h = std::make_unique<StrataHeap>();
+  heap = h.get();
+  pthread_key_t key;
+  ASSERT_EQ(::pthread_key_create(&key, [](void* v) {
+              void* p = heap->malloc(200);
+              if (p != nullptr) {
+                std::memset(p, 1, 200);
+                heap->free(p);
+                heap->free(v);
+                ++ok;
+              }
+            }), 0);
+  for (int i = 0; i < 8; ++i) {
+    std::thread t([&] {
+      void* v = heap->malloc(50);
+      ::pthread_setspecific(key, v);
+    });
+    t.join();
+  }
+  ::pthread_key_delete(key);
+  EXPECT_EQ(ok.load(), 8);
+}
