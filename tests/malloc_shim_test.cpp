@@ -1,6 +1,7 @@
 // MallocShim<H> called directly, as functions, over test heaps: no preloading, so these run
 // under the sanitizers too. Each heap type gets its own process-wide instance.
 #include "strata/shim/malloc_shim.hpp"
+#include "strata/detail/poison.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -417,6 +418,11 @@ TEST(MallocShim, ForkHandlersAreRegisteredAndRun) {
 }
 
 TEST(MallocShim, ForkWhileThreadsAllocateDoesNotDeadlock) {
+#if defined(STRATA_ASAN)
+  // GCC 12's ASan allocator keeps its own locks across fork(): a child of a process whose
+  // threads are inside ASan's malloc hangs in it (seen in CI), whatever heap is under test.
+  GTEST_SKIP() << "fork() from a threaded process hangs in ASan's own allocator";
+#endif
   std::atomic<bool> stop{false};
   std::vector<std::thread> threads;
   for (int t = 0; t < 2; ++t)

@@ -33,12 +33,23 @@
 //
 // Empty memory. A page whose blocks are all back is released to its segment (the last
 // empty page of a class is kept, so churn around zero does not thrash); new pages take
-// released, still-committed slots first; released slots are decommitted with MADV_FREE
-// (the kernel takes the pages when it needs them; a heap that refills before then reuses
-// them without a fault), and segments with no page go back to Super (which caches a few,
-// decommitted), once a heap holds more than MaxDirtySlots plus 1/8 of its used slots
-// released; until then a heap that empties and refills makes no system call. trim() does
-// all of this at once for the calling thread's heap and the orphaned ones, with
+// released, still-committed slots first. A heap keeps up to MaxDirtySlots plus 1/8 of its
+// used slots released but committed for good. Beyond that, released memory is given back
+// after a delay (PurgeDelayMs, as jemalloc's dirty decay and mimalloc's purge delay): a
+// segment's released slots are decommitted with MADV_FREE (the kernel takes the pages when
+// it needs them), and a segment with no page goes back to Super (which caches a few,
+// decommitted), once PurgeDelayMs have passed since the segment got its first released
+// slot (since it emptied, for a whole segment). So a program whose live set shrinks and
+// grows again within the delay reuses its memory without system calls or page faults.
+// When memory goes back: there is no background thread; the delay is checked (with
+// CLOCK_MONOTONIC_COARSE, only while the heap holds more than its allowance) on the
+// owner's slow paths only, i.e. at the first page refill (a malloc whose current page is
+// dry) or page release (a free that empties a page) after the delay, and never on the
+// malloc/free fast paths. A heap that is not called again keeps the memory until
+// malloc_trim or thread exit. Hard bound: a heap holding more than MaxDelayedBytes
+// released purges it all at once, so a program that frees a lot does not hold unbounded
+// memory for the delay. trim() (malloc_trim) and thread exit release and decommit
+// everything of the calling thread's heap and the orphaned ones at once, with
 // MADV_DONTNEED, so the resident size drops at once. (MADV_FREE rather than MADV_DONTNEED
 // on the automatic path: grow-shrink-1t of bench/preload_table went from 1.41x to 1.22x
 // glibc's time, its peak RSS from 1.03x to 1.05x.)
@@ -61,6 +72,7 @@
 #pragma once
 #include <pthread.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include <atomic>
 #include <bit>
@@ -169,6 +181,10 @@ class OwnerThreadHeap : public Super {
   static constexpr unsigned AllClasses = ClassCount + static_cast<unsigned>(Slots);
   // Released slots a heap keeps committed: MaxDirtySlots plus an eighth of its used slots.
   static constexpr std::size_t MaxDirtySlots = 4;
+  // Released memory beyond that allowance stays committed this long (see the header).
+  static constexpr std::uint64_t PurgeDelayMs = 250;
+  // ... unless a heap holds more than this many bytes released: then it purges at once.
+  static constexpr std::size_t MaxDelayedBytes = std::size_t{512} << 20;
   // Freed huge chunks kept for reuse (committed): at most this many, this many bytes.
   static constexpr std::size_t HugeCacheChunks = 16;
   static constexpr std::size_t HugeCacheBytes = std::size_t{128} << 20;
@@ -348,6 +364,8 @@ class OwnerThreadHeap : public Super {
   static constexpr std::uintptr_t kHugeKind = 0x4a6e4a6e;
   static constexpr std::size_t kHugeHeader = 64;
   static constexpr std::uint64_t kAllSlots = Slots == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << Slots) - 1;
+  static constexpr std::uint64_t kNever = ~std::uint64_t{0};
+  static constexpr std::size_t kMaxDelayedSlots = MaxDelayedBytes / SlotSize;
 
   struct Queue {
     SizeClassPage* first = nullptr;
@@ -365,6 +383,8 @@ class OwnerThreadHeap : public Super {
     Segment* prev;
     std::uint64_t freeSlots;   // bit i: slot i holds no page
     std::uint64_t dirtySlots;  // bit i: slot i is free but still committed
+    std::uint64_t dirtyAt;     // ms (coarse clock) its first dirty slot was released or
+                               // it became empty; its dirty slots go PurgeDelayMs later
     std::size_t maxRun;        // longest run of free slots from slot 1 on (its byRun list)
     std::uint8_t spanOf[Slots];  // slot -> first slot of the page covering it
     SizeClassPage pages[Slots];  // descriptor of the page starting at each slot
@@ -390,6 +410,7 @@ class OwnerThreadHeap : public Super {
     Segment* byRun[Slots + 1] = {};
     std::size_t dirtySlots = 0;
     std::size_t usedSlots = 0;
+    std::uint64_t purgeDue = kNever;  // no segment's dirty memory is due before this (ms)
     SpinLock lock;  // slow paths, orphaning, trim and fork
     LocalHeap* nextAll = nullptr;
     LocalHeap* nextOrphan = nullptr;
@@ -537,6 +558,7 @@ class OwnerThreadHeap : public Super {
   // new page.
   void* refill(LocalHeap* h, unsigned c) noexcept {
     drainReclaim(h);
+    maybePurge(h);
     Queue& q = h->queue[c];
     SizeClassPage* carvable = nullptr;
     for (SizeClassPage* page = q.first; page != nullptr;) {
@@ -641,12 +663,39 @@ class OwnerThreadHeap : public Super {
     inUse_.fetch_sub(std::size_t{page->capacity} * page->blockSize, std::memory_order_relaxed);
     page->inUse = false;
     for (std::size_t i = first; i < first + page->slots; ++i) seg->spanOf[i] = static_cast<std::uint8_t>(i);
+    const std::uint64_t now = nowMs();
+    if (seg->dirtySlots == 0 || (seg->freeSlots | mask) == kAllSlots) {
+      seg->dirtyAt = now;
+      if (now + PurgeDelayMs < h->purgeDue) h->purgeDue = now + PurgeDelayMs;
+    }
     seg->freeSlots |= mask;
     seg->dirtySlots |= mask;
     h->dirtySlots += page->slots;
     h->usedSlots -= page->slots;
     fileSegment(h, seg);
-    if (h->dirtySlots > MaxDirtySlots + h->usedSlots / 8) purge(h, MADV_FREE);
+    maybePurge(h, now);
+  }
+
+  // Milliseconds of CLOCK_MONOTONIC_COARSE: a vDSO read of the last tick, no system call.
+  static std::uint64_t nowMs() noexcept {
+    timespec ts;
+    ::clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return static_cast<std::uint64_t>(ts.tv_sec) * 1000 +
+           static_cast<std::uint64_t>(ts.tv_nsec) / 1'000'000;
+  }
+
+  // Slow paths (refill, page release): when the heap holds more released memory than its
+  // allowance, gives back the segments whose delay has passed, or everything beyond the
+  // hard cap. Cost when within the allowance: one compare; else a clock read and a compare
+  // until something is due, then one walk over the heap's segments.
+  void maybePurge(LocalHeap* h, std::uint64_t now = 0) noexcept {
+    if (h->dirtySlots <= MaxDirtySlots + h->usedSlots / 8) return;
+    if (h->dirtySlots > kMaxDelayedSlots) {
+      purge(h, MADV_FREE, kNever);
+      return;
+    }
+    if (now == 0) now = nowMs();
+    if (now >= h->purgeDue) purge(h, MADV_FREE, now);
   }
 
   static std::uint64_t spanMask(std::size_t first, std::size_t n) noexcept {
@@ -657,16 +706,23 @@ class OwnerThreadHeap : public Super {
     return static_cast<Segment*>(Super::chunkOf(page));
   }
 
-  // Decommits every free, still-committed slot of the heap's segments (which stay committed
-  // while within the allowance, so a heap that empties and refills costs no system calls).
-  // Segments with no page at all go back to Super.
-  void purge(LocalHeap* h, int advice) noexcept {
+  // Decommits the free, still-committed slots of the heap's segments whose delay has
+  // passed at `now` (all of them for now == kNever); such segments with no page at all go
+  // back to Super. Sets purgeDue to when the next segment's delay runs out.
+  void purge(LocalHeap* h, int advice, std::uint64_t now) noexcept {
+    std::uint64_t due = kNever;
+    const auto expired = [&](const Segment* seg) {
+      if (now == kNever || seg->dirtyAt + PurgeDelayMs <= now) return true;
+      if (seg->dirtyAt + PurgeDelayMs < due) due = seg->dirtyAt + PurgeDelayMs;
+      return false;
+    };
     for (Segment* seg = h->byRun[Slots - 1]; seg != nullptr;) {
       Segment* next = seg->next;
-      if (seg->freeSlots == kAllSlots) releaseSegment(h, seg);
+      if (seg->freeSlots == kAllSlots && expired(seg)) releaseSegment(h, seg);
       seg = next;
     }
     for (Segment* first : h->byRun) for (Segment* seg = first; seg != nullptr; seg = seg->next) {
+      if (seg->dirtySlots == 0 || !expired(seg)) continue;
       std::uint64_t d = seg->dirtySlots;
       while (d != 0) {
         const unsigned i = static_cast<unsigned>(std::countr_zero(d));
@@ -678,9 +734,10 @@ class OwnerThreadHeap : public Super {
         d &= ~spanMask(i, n);
         uncommit(std::size_t{n} * SlotSize);
       }
+      h->dirtySlots -= static_cast<std::size_t>(std::popcount(seg->dirtySlots));
       seg->dirtySlots = 0;
     }
-    h->dirtySlots = 0;
+    h->purgeDue = due;
   }
 
   void releaseSegment(LocalHeap* h, Segment* seg) noexcept {
@@ -789,6 +846,7 @@ class OwnerThreadHeap : public Super {
     seg->prev = seg->next = nullptr;
     seg->freeSlots = kAllSlots;
     seg->dirtySlots = 0;
+    seg->dirtyAt = 0;
     seg->maxRun = Slots - 1;
     linkSegment(h, seg);
     for (std::size_t i = 0; i < Slots; ++i) seg->spanOf[i] = static_cast<std::uint8_t>(i);
@@ -809,7 +867,7 @@ class OwnerThreadHeap : public Super {
         page = next;
       }
     }
-    purge(h, MADV_DONTNEED);
+    purge(h, MADV_DONTNEED, kNever);
     h->lock.unlock();
   }
 
