@@ -1,7 +1,7 @@
 // Strata in one include: every public header (the concepts, then the layers folder by
 // folder: top heaps, object representations, building blocks, combining layers,
 // general-purpose heaps, utilities, thread layers, special-purpose heaps, reaps, and the
-// malloc shim that turns a heap into a drop-in malloc), for
+// malloc shim that turns a heap into a drop-in malloc, and the allocation trace format), for
 // programs that would rather not pick headers one by one. The detail/ headers come in through
 // the layers that use them. Including it costs compile time only: every layer is a template,
 // instantiated only where it is used.
@@ -69,3 +69,7 @@
 #include "strata/reap/region_heap.hpp"
 
 #include "strata/shim/malloc_shim.hpp"
+
+#include "strata/trace/format.hpp"
+#include "strata/trace/reader.hpp"
+#include "strata/trace/writer.hpp"

@@ -1,0 +1,361 @@
+// TraceReader: streams events back out of a trace (docs/trace-format.md) chunk by chunk, with
+// memory bounded by one chunk, from any read(2)-style source. Every chunk's CRC-32 is checked
+// before any of its events is returned; a truncated, corrupt or wrong-version file gives an
+// error value naming the file offset of the bad header or chunk and the reason. It never
+// aborts and never reads outside its buffer, whatever the input. Cost per event: one decode of
+// ~5 bytes of varints; per chunk: one read and one CRC pass.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "strata/trace/format.hpp"
+
+namespace strata::trace {
+
+// Why a trace could not be read.
+enum class ErrorKind : std::uint8_t {
+  None,
+  TruncatedHeader,   // the file is shorter than its 16-byte header
+  BadMagic,          // the file does not start with "STRATATR"
+  BadVersion,        // a format version this reader does not know
+  BadFileFlags,      // header flags or reserved bytes not zero
+  TruncatedChunk,    // the file ends inside a chunk header or payload
+  BadChunkMagic,     // a chunk header with an unknown magic
+  ChunkTooLarge,     // payload length over kMaxChunkPayload
+  CrcMismatch,       // the payload does not match its CRC-32
+  BadEvent,          // a CRC-valid payload that does not decode (bad op, flags, id, count)
+  Discontinuity,     // a chunk's base object id does not follow the previous chunk
+  BadTrailer,        // trailer malformed or its totals disagree with the events read
+  DataAfterTrailer,  // bytes after the trailer chunk
+  ReadFailed,        // the source reported an I/O error
+};
+
+inline const char* errorKindName(ErrorKind k) noexcept {
+  switch (k) {
+    case ErrorKind::None: return "no error";
+    case ErrorKind::TruncatedHeader: return "truncated file header";
+    case ErrorKind::BadMagic: return "not a Strata trace (bad magic)";
+    case ErrorKind::BadVersion: return "unsupported format version";
+    case ErrorKind::BadFileFlags: return "unknown file flags";
+    case ErrorKind::TruncatedChunk: return "truncated chunk";
+    case ErrorKind::BadChunkMagic: return "bad chunk magic";
+    case ErrorKind::ChunkTooLarge: return "chunk too large";
+    case ErrorKind::CrcMismatch: return "chunk CRC mismatch";
+    case ErrorKind::BadEvent: return "malformed event";
+    case ErrorKind::Discontinuity: return "chunk does not follow the previous one";
+    case ErrorKind::BadTrailer: return "bad trailer";
+    case ErrorKind::DataAfterTrailer: return "data after trailer";
+    case ErrorKind::ReadFailed: return "read error";
+  }
+  return "unknown error";
+}
+
+// An error value: what went wrong and the file offset of the header or chunk it concerns.
+struct TraceError {
+  ErrorKind kind = ErrorKind::None;
+  std::uint64_t offset = 0;
+  std::string detail;
+  // "chunk CRC mismatch at byte offset 4096: ..." (the caller prefixes the file name).
+  std::string message() const {
+    std::string m = errorKindName(kind);
+    m += " at byte offset " + std::to_string(offset);
+    if (!detail.empty()) m += ": " + detail;
+    return m;
+  }
+};
+
+// The same, as an exception, for callers that prefer one (readTrace below throws it).
+class TraceFormatError : public std::runtime_error {
+ public:
+  explicit TraceFormatError(TraceError e) : std::runtime_error(e.message()), error_(std::move(e)) {}
+  const TraceError& error() const noexcept { return error_; }
+  ErrorKind kind() const noexcept { return error_.kind; }
+  std::uint64_t offset() const noexcept { return error_.offset; }
+
+ private:
+  TraceError error_;
+};
+
+// Totals from the trailer chunk.
+struct TraceTotals {
+  std::uint64_t events = 0;
+  std::uint64_t objects = 0;
+  std::uint64_t threads = 0;
+  friend bool operator==(const TraceTotals&, const TraceTotals&) = default;
+};
+
+enum class ReadStatus : std::uint8_t { Event, End, Error };
+
+// A source over bytes in memory.
+struct MemorySource {
+  const unsigned char* data;
+  std::size_t size;
+  std::size_t pos = 0;
+  std::ptrdiff_t operator()(unsigned char* out, std::size_t n) noexcept {
+    const std::size_t k = n < size - pos ? n : size - pos;
+    if (k != 0) std::memcpy(out, data + pos, k);
+    pos += k;
+    return static_cast<std::ptrdiff_t>(k);
+  }
+};
+
+// Source: any callable std::ptrdiff_t(unsigned char* out, std::size_t n) that reads up to n
+// bytes like read(2): returns the count, 0 at end of file, negative on error. Short reads are
+// fine (pipes); the reader loops.
+template <class Source>
+class TraceReader {
+ public:
+  explicit TraceReader(Source source) : src_(std::move(source)) {}
+  TraceReader(const TraceReader&) = delete;
+  TraceReader& operator=(const TraceReader&) = delete;
+
+  // Decodes the next event into out. End: the trace ended cleanly at a chunk boundary (check
+  // complete() for whether it had its trailer). Error: see error(); further calls repeat it.
+  ReadStatus next(Event& out) {
+    if (state_ != State::Reading) return state_ == State::Ended ? ReadStatus::End : ReadStatus::Error;
+    if (!headerRead_ && !readHeader()) return ReadStatus::Error;
+    while (left_ == 0) {
+      if (!loadChunk()) return state_ == State::Ended ? ReadStatus::End : ReadStatus::Error;
+    }
+    if (!decode(out)) return ReadStatus::Error;
+    return ReadStatus::Event;
+  }
+
+  const TraceError& error() const noexcept { return err_; }
+  // True once the reader reached the trailer: the recorded program ended cleanly. A trace
+  // that ends at a chunk boundary without one is valid (crash, _exit) but incomplete.
+  bool complete() const noexcept { return sawTrailer_; }
+  TraceTotals totals() const noexcept { return trailer_; }  // valid when complete()
+  std::uint64_t eventsRead() const noexcept { return events_; }
+  std::uint64_t objects() const noexcept { return nextId_; }
+  std::uint64_t threads() const noexcept { return threads_; }
+  std::uint64_t chunksRead() const noexcept { return chunks_; }
+  std::uint64_t bytesRead() const noexcept { return offset_; }
+
+ private:
+  enum class State : std::uint8_t { Reading, Ended, Failed };
+
+  bool fail(ErrorKind kind, std::uint64_t offset, std::string detail) {
+    err_ = TraceError{kind, offset, std::move(detail)};
+    state_ = State::Failed;
+    return false;
+  }
+
+  // Reads up to n bytes, looping over short reads; returns the count, or -1 on a read error.
+  std::ptrdiff_t readFully(unsigned char* out, std::size_t n) {
+    std::size_t got = 0;
+    while (got < n) {
+      const std::ptrdiff_t r = src_(out + got, n - got);
+      if (r < 0) return -1;
+      if (r == 0) break;
+      got += static_cast<std::size_t>(r);
+    }
+    offset_ += got;
+    return static_cast<std::ptrdiff_t>(got);
+  }
+
+  bool readHeader() {
+    headerRead_ = true;
+    unsigned char h[kFileHeaderSize];
+    const std::ptrdiff_t got = readFully(h, sizeof h);
+    if (got < 0) return fail(ErrorKind::ReadFailed, 0, "reading the file header");
+    const std::size_t magicBytes =
+        static_cast<std::size_t>(got) < sizeof kFileMagic ? static_cast<std::size_t>(got)
+                                                           : sizeof kFileMagic;
+    if (std::memcmp(h, kFileMagic, magicBytes) != 0)
+      return fail(ErrorKind::BadMagic, 0, "expected \"STRATATR\"");
+    if (static_cast<std::size_t>(got) < sizeof h)
+      return fail(ErrorKind::TruncatedHeader, 0,
+                  "file has " + std::to_string(got) + " of 16 header bytes");
+    if (getU16(h + 8) != kFormatVersion)
+      return fail(ErrorKind::BadVersion, 8,
+                  "version " + std::to_string(getU16(h + 8)) + ", this reader reads version " +
+                      std::to_string(kFormatVersion));
+    if (getU16(h + 10) != 0 || getU32(h + 12) != 0)
+      return fail(ErrorKind::BadFileFlags, 10, "flags/reserved bytes must be zero");
+    return true;
+  }
+
+  // Reads and checks the next chunk. Returns true with left_ events to decode, or false with
+  // state_ Ended (clean end of file at a chunk boundary or after the trailer) or Failed.
+  bool loadChunk() {
+    chunkOffset_ = offset_;
+    unsigned char h[kChunkHeaderSize];
+    const std::ptrdiff_t got = readFully(h, sizeof h);
+    if (got < 0) return fail(ErrorKind::ReadFailed, chunkOffset_, "reading a chunk header");
+    if (got == 0) {
+      state_ = State::Ended;
+      return false;
+    }
+    if (static_cast<std::size_t>(got) < sizeof h)
+      return fail(ErrorKind::TruncatedChunk, chunkOffset_,
+                  "file ends " + std::to_string(got) + " bytes into the chunk header");
+    const std::uint32_t magic = getU32(h);
+    const std::uint32_t len = getU32(h + 4);
+    const std::uint32_t count = getU32(h + 8);
+    if (magic != kEventChunkMagic && magic != kTrailerChunkMagic)
+      return fail(ErrorKind::BadChunkMagic, chunkOffset_, "magic 0x" + hex(magic));
+    if (len > kMaxChunkPayload)
+      return fail(ErrorKind::ChunkTooLarge, chunkOffset_,
+                  "payload length " + std::to_string(len));
+    payload_.resize(len);
+    const std::ptrdiff_t pgot = readFully(payload_.data(), len);
+    if (pgot < 0) return fail(ErrorKind::ReadFailed, chunkOffset_, "reading a chunk payload");
+    if (static_cast<std::size_t>(pgot) < len)
+      return fail(ErrorKind::TruncatedChunk, chunkOffset_,
+                  "payload of " + std::to_string(len) + " bytes, file has " +
+                      std::to_string(pgot));
+    if (crc32(payload_.data(), len) != getU32(h + 12))
+      return fail(ErrorKind::CrcMismatch, chunkOffset_, "payload of " + std::to_string(len) + " bytes");
+    p_ = payload_.data();
+    end_ = p_ + len;
+    if (magic == kTrailerChunkMagic) return readTrailer(count);
+
+    std::uint64_t base = 0;
+    p_ = getVarint(p_, end_, base);
+    if (p_ == nullptr) return fail(ErrorKind::BadEvent, chunkOffset_, "no base object id");
+    if (base != nextId_)
+      return fail(ErrorKind::Discontinuity, chunkOffset_,
+                  "base object id " + std::to_string(base) + ", expected " +
+                      std::to_string(nextId_));
+    if (count > static_cast<std::size_t>(end_ - p_) / 2)  // every event takes >= 2 bytes
+      return fail(ErrorKind::BadEvent, chunkOffset_,
+                  "event count " + std::to_string(count) + " does not fit the payload");
+    if (count == 0 && p_ != end_)
+      return fail(ErrorKind::BadEvent, chunkOffset_, "bytes after the last event");
+    left_ = count;
+    index_ = 0;
+    prevThread_ = 0;
+    prevTime_ = 0;
+    ++chunks_;
+    return true;
+  }
+
+  bool readTrailer(std::uint32_t count) {
+    TraceTotals t;
+    if (count != 0 || (p_ = getVarint(p_, end_, t.events)) == nullptr ||
+        (p_ = getVarint(p_, end_, t.objects)) == nullptr ||
+        (p_ = getVarint(p_, end_, t.threads)) == nullptr || p_ != end_)
+      return fail(ErrorKind::BadTrailer, chunkOffset_, "malformed trailer payload");
+    if (t != TraceTotals{events_, nextId_, threads_})
+      return fail(ErrorKind::BadTrailer, chunkOffset_,
+                  "trailer says " + std::to_string(t.events) + " events, " +
+                      std::to_string(t.objects) + " objects, " + std::to_string(t.threads) +
+                      " threads; read " + std::to_string(events_) + ", " +
+                      std::to_string(nextId_) + ", " + std::to_string(threads_));
+    unsigned char extra;
+    const std::uint64_t at = offset_;
+    const std::ptrdiff_t got = readFully(&extra, 1);
+    if (got < 0) return fail(ErrorKind::ReadFailed, at, "after the trailer");
+    if (got != 0) return fail(ErrorKind::DataAfterTrailer, at, "the trailer must be last");
+    sawTrailer_ = true;
+    trailer_ = t;
+    state_ = State::Ended;
+    return false;
+  }
+
+  bool badEvent(const char* what) {
+    return fail(ErrorKind::BadEvent, chunkOffset_,
+                "event " + std::to_string(index_) + " of the chunk: " + what);
+  }
+
+  // Decodes one event from the current chunk. Fast path: a handful of one-byte varints.
+  bool decode(Event& e) {
+    if (p_ == end_) return badEvent("payload ends");
+    const unsigned char opByte = *p_++;
+    const unsigned opv = opByte & 0x0f;
+    if (opv >= kOpCount) return badEvent("unknown op");
+    e.op = static_cast<Op>(opv);
+    e.flags = opByte & kEventFlags;
+    if (!flagsValid(e.op, e.flags)) return badEvent("flags not allowed for this op");
+    std::uint64_t v;
+    if (opByte & kFlagSameThread) {
+      if (index_ == 0) return badEvent("first event of a chunk must name its thread");
+      e.thread = prevThread_;
+    } else {
+      if ((p_ = getVarint(p_, end_, v)) == nullptr) return badEvent("bad thread varint");
+      if (v > 0xffffffffu) return badEvent("thread index over 32 bits");
+      e.thread = static_cast<std::uint32_t>(v);
+    }
+    if ((p_ = getVarint(p_, end_, v)) == nullptr) return badEvent("bad time varint");
+    e.timeNs = prevTime_ + unzigzag(v);
+    const bool hasTarget = opHasTarget(e.op) && !(e.op == Op::Realloc && (e.flags & kFlagNull));
+    e.target = kNoObject;
+    if (hasTarget) {
+      if ((p_ = getVarint(p_, end_, v)) == nullptr) return badEvent("bad target varint");
+      if (v >= nextId_) return badEvent("target names an object not yet created");
+      e.target = nextId_ - 1 - v;
+    }
+    e.object = kNoObject;
+    if (opFreesObject(e.op) && !(e.flags & kFlagNull)) {
+      if ((p_ = getVarint(p_, end_, v)) == nullptr) return badEvent("bad object varint");
+      if (v >= nextId_) return badEvent("object names an object not yet created");
+      e.object = nextId_ - 1 - v;
+    }
+    e.size = 0;
+    if (opHasSize(e.op) && (p_ = getVarint(p_, end_, e.size)) == nullptr)
+      return badEvent("bad size varint");
+    e.alignLog2 = 0;
+    if (e.flags & kFlagAligned) {
+      if (p_ == end_) return badEvent("missing alignment byte");
+      e.alignLog2 = *p_++;
+      if (e.alignLog2 > 63) return badEvent("alignment log2 over 63");
+    }
+    if (opCreates(e.op) && !(e.flags & kFlagFailed)) e.object = nextId_++;
+    prevThread_ = e.thread;
+    prevTime_ = e.timeNs;
+    if (e.thread >= threads_) threads_ = std::uint64_t{e.thread} + 1;
+    ++index_;
+    ++events_;
+    if (--left_ == 0 && p_ != end_) return badEvent("bytes after the last event");
+    return true;
+  }
+
+  static std::string hex(std::uint32_t v) {
+    static const char* digits = "0123456789abcdef";
+    std::string s(8, '0');
+    for (int i = 7; i >= 0; --i, v >>= 4) s[static_cast<std::size_t>(i)] = digits[v & 0xf];
+    return s;
+  }
+
+  Source src_;
+  std::vector<unsigned char> payload_;
+  const unsigned char* p_ = nullptr;
+  const unsigned char* end_ = nullptr;
+  std::uint64_t offset_ = 0;
+  std::uint64_t chunkOffset_ = 0;
+  std::uint64_t left_ = 0;
+  std::uint64_t index_ = 0;
+  std::uint32_t prevThread_ = 0;
+  std::uint64_t prevTime_ = 0;
+  std::uint64_t nextId_ = 0;
+  std::uint64_t events_ = 0;
+  std::uint64_t threads_ = 0;
+  std::uint64_t chunks_ = 0;
+  TraceTotals trailer_;
+  TraceError err_;
+  State state_ = State::Reading;
+  bool headerRead_ = false;
+  bool sawTrailer_ = false;
+};
+
+// Reads a whole in-memory trace; throws TraceFormatError on any error. For tools and tests;
+// streaming callers use TraceReader. Sets *complete (if given) to whether it had a trailer.
+inline std::vector<Event> readTrace(const unsigned char* data, std::size_t size,
+                                    bool* complete = nullptr) {
+  TraceReader<MemorySource> r(MemorySource{data, size});
+  std::vector<Event> out;
+  Event e;
+  ReadStatus s;
+  while ((s = r.next(e)) == ReadStatus::Event) out.push_back(e);
+  if (s == ReadStatus::Error) throw TraceFormatError(r.error());
+  if (complete != nullptr) *complete = r.complete();
+  return out;
+}
+
+}  // namespace strata::trace
