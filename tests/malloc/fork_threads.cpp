@@ -27,20 +27,11 @@
 #include <thread>
 #include <vector>
 
+#include "rng.hpp"
+
 namespace {
 
-// xorshift64*: cheap random numbers for sizes and actions.
-struct Rng {
-  std::uint64_t s;
-  explicit Rng(std::uint64_t seed) : s(seed * 0x9E3779B97F4A7C15ull + 1) {}
-  std::uint64_t next() {
-    s ^= s >> 12;
-    s ^= s << 25;
-    s ^= s >> 27;
-    return s * 0x2545F4914F6CDD1Dull;
-  }
-  std::uint64_t below(std::uint64_t n) { return next() % n; }
-};
+using strata_malloc_test::Rng;
 
 // The byte an object with tag t holds everywhere (never 0, so a zeroed block is caught).
 unsigned char tagByte(std::uint64_t t) { return static_cast<unsigned char>((t * 131) % 255 + 1); }

@@ -39,23 +39,11 @@
 #include <thread>
 #include <vector>
 
+#include "rng.hpp"
+
 namespace {
 
-// xorshift64* generator: a few instructions per number, plenty for choosing sizes and actions.
-struct Rng {
-  std::uint64_t s;
-  explicit Rng(std::uint64_t seed) : s(seed * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull) {
-    if (s == 0) s = 1;
-  }
-  std::uint64_t next() {
-    s ^= s >> 12;
-    s ^= s << 25;
-    s ^= s >> 27;
-    return s * 0x2545F4914F6CDD1Dull;
-  }
-  // A number in [0, n), n > 0.
-  std::uint64_t below(std::uint64_t n) { return next() % n; }
-};
+using strata_malloc_test::Rng;
 
 // splitmix64 finaliser: turns an object id into the seed of its byte pattern.
 std::uint64_t mix(std::uint64_t x) {
