@@ -155,4 +155,14 @@ inline double median(std::vector<double> v) {
   return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
 }
 
+// The median of the per-round ratios a[k] / base[k], over the rounds where both ran (a value
+// <= 0 marks a round that failed or did not run); 0 if there is none. Comparing within each
+// round, rather than median to median, cancels a change of load on the machine between rounds.
+inline double pairedRatio(const std::vector<double>& a, const std::vector<double>& base) {
+  std::vector<double> r;
+  for (std::size_t k = 0; k < a.size() && k < base.size(); ++k)
+    if (a[k] > 0 && base[k] > 0) r.push_back(a[k] / base[k]);
+  return r.empty() ? 0.0 : median(r);
+}
+
 }  // namespace strata::bench

@@ -161,13 +161,18 @@ Sample runOnce(const std::string& program, const Workload& w, double scale, cons
   return s;
 }
 
+// One field of each round's sample, -1 for a round that failed (measure.hpp's pairedRatio
+// leaves those out).
+std::vector<double> perRound(const std::vector<Sample>& samples, double Sample::*field) {
+  std::vector<double> v;
+  for (const Sample& s : samples) v.push_back(s.ok ? s.*field : -1.0);
+  return v;
+}
+
 // The median of the per-round ratios of `a` to `base` (rounds where both ran); 0 if none.
 double pairedRatio(const std::vector<Sample>& a, const std::vector<Sample>& base,
                    double Sample::*field) {
-  std::vector<double> r;
-  for (std::size_t k = 0; k < a.size() && k < base.size(); ++k)
-    if (a[k].ok && base[k].ok && base[k].*field > 0) r.push_back(a[k].*field / base[k].*field);
-  return r.empty() ? 0.0 : median(r);
+  return strata::bench::pairedRatio(perRound(a, field), perRound(base, field));
 }
 
 // The geometric mean of the positive values (0 when there are none).

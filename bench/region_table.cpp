@@ -777,14 +777,8 @@ int main(int argc, char** argv) {
     // Each row's ratio is the median of its per-round ratios to the base row, so that a change
     // of load on the machine between rounds cancels out.
     std::vector<double> ratio(rows.size(), 0.0);
-    for (std::size_t i = 0; i < rows.size() && baseRow < rows.size(); ++i) {
-      std::vector<double> r;
-      for (std::size_t k = 0; k < round[i].size() && k < round[baseRow].size(); ++k) {
-        if (round[i][k] > 0 && round[baseRow][k] > 0)
-          r.push_back(round[i][k] / round[baseRow][k]);
-      }
-      if (!r.empty()) ratio[i] = strata::bench::median(r);
-    }
+    for (std::size_t i = 0; i < rows.size() && baseRow < rows.size(); ++i)
+      ratio[i] = strata::bench::pairedRatio(round[i], round[baseRow]);
     for (std::size_t i = 0; i < rows.size(); ++i) {
       if (ms[i].empty()) continue;
       rows[i].ok = static_cast<int>(ms[i].size());
