@@ -67,9 +67,9 @@ class EventSource {
  private:
   static Event canonical(const Event& e) {
     Event c = e;
-    const bool hasTarget = opHasTarget(e.op) && !(e.op == Op::Realloc && (e.flags & kFlagNull));
+    const bool hasTarget = targetPresent(e.op, e.flags);
     if (!hasTarget) c.target = kNoObject;
-    if (!(opFreesObject(e.op) && !(e.flags & kFlagNull))) c.object = kNoObject;
+    if (!(objectPresent(e.op, e.flags))) c.object = kNoObject;
     if (!opHasSize(e.op)) c.size = 0;
     if (!(e.flags & kFlagAligned)) c.alignLog2 = 0;
     return c;
@@ -94,6 +94,7 @@ class EventSource {
     e.flags = static_cast<std::uint8_t>(pick(16) << 4) & allowed;
     if (e.op == Op::Memalign) e.flags |= kFlagAligned;
     if (nextId_ == 0) e.flags &= static_cast<std::uint8_t>(~kFlagNull);
+    if (nextId_ == 0 && e.op == Op::ReapCreate) e.flags |= kFlagNull;  // no parent can exist yet
     e.alignLog2 = static_cast<std::uint8_t>(pick(64));
     e.thread = static_cast<std::uint32_t>(pick(4) == 0 ? pick(1u << 31) : pick(threads_));
     switch (pick(4)) {

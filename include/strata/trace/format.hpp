@@ -64,7 +64,7 @@ struct Event {
   std::uint32_t thread = 0;    // dense thread index
   std::uint64_t timeNs = 0;    // nanoseconds since the trace started
   std::uint64_t object = kNoObject;  // the object created, or freed (see the table in the doc)
-  std::uint64_t target = kNoObject;  // realloc: the old object; reap ops: the reap
+  std::uint64_t target = kNoObject;  // realloc: the old object; reap_create: the parent; other reap ops: the reap
   std::uint64_t size = 0;            // requested bytes (calloc: nmemb * size)
   friend bool operator==(const Event&, const Event&) = default;
 };
@@ -82,8 +82,18 @@ constexpr bool opFreesObject(Op op) noexcept {
   return op == Op::Free || op == Op::Delete || op == Op::ReapFree;
 }
 constexpr bool opHasTarget(Op op) noexcept {
-  return op == Op::Realloc || op == Op::ReapMalloc || op == Op::ReapFree ||
-         op == Op::ReapClear || op == Op::ReapDestroy;
+  return op == Op::Realloc || op == Op::ReapCreate || op == Op::ReapMalloc ||
+         op == Op::ReapFree || op == Op::ReapClear || op == Op::ReapDestroy;
+}
+// Whether an event with these flags stores a target: realloc(NULL, n) and a reap created
+// without a parent (both carry kFlagNull) have none.
+constexpr bool targetPresent(Op op, std::uint8_t flags) noexcept {
+  if (!opHasTarget(op)) return false;
+  return !((op == Op::Realloc || op == Op::ReapCreate) && (flags & kFlagNull));
+}
+// Whether an event with these flags names an existing object in its object field.
+constexpr bool objectPresent(Op op, std::uint8_t flags) noexcept {
+  return opFreesObject(op) && !(flags & kFlagNull);
 }
 constexpr bool opHasSize(Op op) noexcept {
   switch (op) {
@@ -96,7 +106,7 @@ constexpr bool opHasSize(Op op) noexcept {
 constexpr std::uint8_t opAllowedFlags(Op op) noexcept {
   std::uint8_t f = 0;
   if (opCreates(op)) f |= kFlagFailed;
-  if (op == Op::Realloc || opFreesObject(op)) f |= kFlagNull;
+  if (op == Op::Realloc || op == Op::ReapCreate || opFreesObject(op)) f |= kFlagNull;
   if (op == Op::Memalign || op == Op::New) f |= kFlagAligned;
   return f;
 }

@@ -284,7 +284,7 @@ class TraceReader {
     }
     if ((p_ = getVarint(p_, end_, v)) == nullptr) return badEvent("bad time varint");
     e.timeNs = prevTime_ + unzigzag(v);
-    const bool hasTarget = opHasTarget(e.op) && !(e.op == Op::Realloc && (e.flags & kFlagNull));
+    const bool hasTarget = targetPresent(e.op, e.flags);
     e.target = kNoObject;
     if (hasTarget) {
       if ((p_ = getVarint(p_, end_, v)) == nullptr) return badEvent("bad target varint");
@@ -292,7 +292,7 @@ class TraceReader {
       e.target = nextId_ - 1 - v;
     }
     e.object = kNoObject;
-    if (opFreesObject(e.op) && !(e.flags & kFlagNull)) {
+    if (objectPresent(e.op, e.flags)) {
       if ((p_ = getVarint(p_, end_, v)) == nullptr) return badEvent("bad object varint");
       if (v >= nextId_) return badEvent("object names an object not yet created");
       e.object = nextId_ - 1 - v;

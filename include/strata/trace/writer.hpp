@@ -49,8 +49,8 @@ class TraceWriter {
     const auto opv = static_cast<unsigned>(e.op);
     if (opv >= kOpCount || !flagsValid(e.op, e.flags)) return kRejected;
     if ((e.flags & kFlagAligned) && e.alignLog2 > 63) return kRejected;
-    const bool hasTarget = opHasTarget(e.op) && !(e.op == Op::Realloc && (e.flags & kFlagNull));
-    const bool freesObject = opFreesObject(e.op) && !(e.flags & kFlagNull);
+    const bool hasTarget = targetPresent(e.op, e.flags);
+    const bool freesObject = objectPresent(e.op, e.flags);
     if (hasTarget && e.target >= nextId_) return kRejected;
     if (freesObject && e.object >= nextId_) return kRejected;
 
