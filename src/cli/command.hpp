@@ -19,5 +19,11 @@ struct Command {
 
 extern const Command kAllocatorsCommand;
 extern const Command kRunCommand;
+extern const Command kRecordCommand;
+extern const Command kStatsCommand;
+extern const Command kReplayCommand;
+extern const Command kCompareCommand;
+extern const Command kGenerateCommand;
+extern const Command kImportCommand;
 
 }  // namespace strata::cli

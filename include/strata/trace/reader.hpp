@@ -5,6 +5,7 @@
 // aborts and never reads outside its buffer, whatever the input. Cost per event: one decode of
 // ~5 bytes of varints; per chunk: one read and one CRC pass.
 #pragma once
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -12,6 +13,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <unistd.h>
 
 #include "strata/trace/format.hpp"
 
@@ -101,6 +104,18 @@ struct MemorySource {
     if (k != 0) std::memcpy(out, data + pos, k);
     pos += k;
     return static_cast<std::ptrdiff_t>(k);
+  }
+};
+
+// A source over a file descriptor (a file or a pipe): read(2), retried on EINTR. Does not own
+// or close the descriptor.
+struct FdSource {
+  int fd;
+  std::ptrdiff_t operator()(unsigned char* out, std::size_t n) noexcept {
+    for (;;) {
+      const ssize_t r = ::read(fd, out, n);
+      if (r >= 0 || errno != EINTR) return static_cast<std::ptrdiff_t>(r);
+    }
   }
 };
 

@@ -7,11 +7,32 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <cerrno>
 #include <cstring>
+
+#include <unistd.h>
 
 #include "strata/trace/format.hpp"
 
 namespace strata::trace {
+
+// A sink writing to a file descriptor with write(2): loops over short writes, retries EINTR,
+// async-signal-safe (a recorder may flush from a signal handler). Does not own the descriptor.
+struct FdSink {
+  int fd;
+  bool operator()(const unsigned char* data, std::size_t len) const noexcept {
+    while (len != 0) {
+      const ssize_t w = ::write(fd, data, len);
+      if (w < 0) {
+        if (errno == EINTR) continue;
+        return false;
+      }
+      data += w;
+      len -= static_cast<std::size_t>(w);
+    }
+    return true;
+  }
+};
 
 // Sink: any callable bool(const unsigned char* data, std::size_t len) that stores or writes all
 // len bytes and returns false on failure (the writer then stops and ok() turns false).

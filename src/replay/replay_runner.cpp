@@ -1,0 +1,2 @@
+// Placeholder: implemented by issue 5 work in progress.
+#include "replay_runner.hpp"

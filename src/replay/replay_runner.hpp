@@ -1,0 +1,59 @@
+// Running one replay of a trace against one allocator, as `strata replay` and `strata compare`
+// do: the trace is replayed by the strata-replayer program in a child process with the
+// allocator's library in LD_PRELOAD (nothing preloaded for glibc), and its result is read back.
+// Contract between src/replay (which implements it) and src/cli (which calls it).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "allocator_registry.hpp"
+
+namespace strata::replay {
+
+// What to replay and how.
+struct ReplayOptions {
+  std::string tracePath;
+  std::string allocator;        // a name from the registry, or "none" (the do-nothing allocator)
+  unsigned threads = 0;         // 0: one replay thread per recorded thread; 1: the total order
+  std::uint64_t heapLimit = 0;  // bytes of heap; 0: no limit. Over it the run stops: "heap-limit"
+  bool writeObjects = true;     // write every byte of every object, as a program would
+  std::string seriesPath;       // when set: the heap/live curve is written here as CSV
+};
+
+// One point of the heap/live curve (a CSV line: seconds,event,heap_bytes,live_bytes).
+struct ReplaySample {
+  double seconds = 0;           // replay time (allocator + harness) up to this point
+  std::uint64_t event = 0;      // events replayed up to this point
+  std::uint64_t heapBytes = 0;  // heap size (../shared/DESIGN.md §3) at this point
+  std::uint64_t liveBytes = 0;  // live bytes at this point
+};
+
+// What one replay measured.
+struct ReplayResult {
+  std::string allocator;
+  std::string library;             // the preloaded library; empty for glibc and none
+  std::string status;              // "ok", "heap-limit", "out-of-memory", "crashed", "unavailable", "error"
+  std::string detail;              // for any status but ok: one sentence (signal, package to install...)
+  std::uint64_t events = 0;        // events replayed
+  std::uint64_t objects = 0;       // objects created
+  std::uint64_t threads = 0;       // replay threads used
+  double wallSeconds = 0;          // replay loop only (not loading the trace)
+  double cpuSeconds = 0;           // CPU time of the replay, all threads
+  std::uint64_t peakHeapBytes = 0;
+  std::uint64_t peakLiveBytes = 0;
+  double fragmentationPercent = 0; // (peak heap / peak live - 1) * 100
+  std::uint64_t failedAllocations = 0;  // allocations that returned NULL during replay
+  std::vector<ReplaySample> series;     // filled when options.seriesPath was set
+};
+
+// Replays options.tracePath against options.allocator in a child process and returns what it
+// measured. Never throws for a bad allocator or a failing child: status says what happened.
+// Throws std::runtime_error only for errors of the caller's own (trace file missing, corrupt
+// trace: the message names the file and byte offset).
+ReplayResult runReplay(const ReplayOptions& options, const cli::SearchDirs& dirs);
+
+// The result as one JSON object (the `strata replay --json` output; series omitted).
+std::string toJson(const ReplayResult& result);
+
+}  // namespace strata::replay

@@ -1,0 +1,46 @@
+// The statistics of a trace that the allocation papers tabulate (`strata stats`, and the
+// histograms `strata compare` plots), computed in one streaming pass over the file.
+// Contract between src/tracetools (which implements it) and src/cli (which calls it).
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "strata/trace/format.hpp"
+
+namespace strata::tracetools {
+
+// Counts in power-of-two buckets: counts[i] holds values in [2^i, 2^(i+1)), counts[0] also
+// holds 0. Trailing empty buckets are dropped.
+struct Log2Histogram {
+  std::vector<std::uint64_t> counts;
+};
+
+struct TraceStats {
+  std::uint64_t events = 0;
+  std::array<std::uint64_t, trace::kOpCount> opCounts{};  // events of each op
+  std::uint64_t threads = 0;
+  std::uint64_t totalObjects = 0;       // objects created (reaps not counted)
+  std::uint64_t maxLiveObjects = 0;
+  std::uint64_t totalBytes = 0;         // bytes requested over the whole run
+  std::uint64_t peakLiveBytes = 0;
+  double averageObjectSize = 0;         // totalBytes / totalObjects
+  double totalOverPeak = 0;             // totalBytes / peakLiveBytes
+  std::uint64_t failedAllocations = 0;
+  std::uint64_t neverFreed = 0;         // objects still live at the end
+  std::uint64_t durationNs = 0;         // time of the last event
+  bool complete = false;                // the trace ends with its trailer
+  Log2Histogram sizes;                  // requested sizes of created objects
+  Log2Histogram lifetimeBytes;          // lifetime of freed objects in bytes allocated meanwhile
+  Log2Histogram lifetimeNs;             // lifetime of freed objects in nanoseconds
+};
+
+// Reads the trace at `path` and computes its statistics. Throws std::runtime_error naming the
+// file (and the byte offset, for a corrupt trace) when it cannot be read.
+TraceStats computeStats(const std::string& path);
+
+// The statistics as one JSON object (`strata stats --json`).
+std::string toJson(const TraceStats& stats);
+
+}  // namespace strata::tracetools
