@@ -25,5 +25,6 @@ extern const Command kReplayCommand;
 extern const Command kCompareCommand;
 extern const Command kGenerateCommand;
 extern const Command kImportCommand;
+extern const Command kExportCommand;
 
 }  // namespace strata::cli
