@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
-# Sets up, builds, and runs Strata's main job: the general-purpose allocator table
-# (KingsleyHeap, Kingsley + coalescing, LeaHeap and glibc malloc on four workloads).
-# Arguments are passed to bench/gp_table (try --help).
+# Sets up, builds, and runs Strata's main job: `strata compare` on the bundled workloads
+# (a web-proxy cache, an editor, a server with per-request scratch memory), replaying each
+# trace on every allocator strata knows (glibc, jemalloc, mimalloc, tcmalloc and Strata's own
+# libraries) and printing one table per workload, with plots in ./strata-compare/.
+# Arguments are passed to `strata compare` (try --help; e.g. `-- ./your-program args` records
+# and judges your own program instead).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+root=$PWD
 bash scripts/setup.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build -j "$(nproc)" --target gp_table >/dev/null
-exec build/bin/gp_table "$@"
+targets=(strata_cli strata_malloc_kingsley strata_malloc_lea strata_malloc strata_record)
+cmake --build build -j "$(nproc)" --target "${targets[@]}" >/dev/null
+cd "${STRATA_RUN_DIR:-$root}"
+exec "$root/build/bin/strata" compare "$@"
