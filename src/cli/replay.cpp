@@ -1,14 +1,209 @@
-// Placeholder for `strata replay` while it is being written (issue 5).
+// `strata replay FILE --allocator NAME [--json] [--threads N] [--heap-limit SIZE] [--no-write]
+// [--series CSV]`: replays a trace against one allocator in a child process (runReplay) and
+// prints what it measured, as a readable block or one JSON object.
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <string_view>
 
+#include "allocator_registry.hpp"
 #include "command.hpp"
+#include "replay_runner.hpp"
 
 namespace strata::cli {
 namespace {
-int runReplay(std::span<char* const>) {
-  std::fputs("strata replay: not built yet\n", stderr);
+
+constexpr std::string_view kHelp =
+    "usage: strata replay FILE --allocator NAME [--json] [--threads N] [--heap-limit SIZE]\n"
+    "                     [--no-write] [--series CSV]\n"
+    "\n"
+    "Replays the allocation trace FILE (from `strata record`, `strata generate` or `strata\n"
+    "import`) against the allocator NAME, in a child process with NAME's library preloaded,\n"
+    "writing every object's bytes as the program did, and reports the replay's wall and CPU\n"
+    "time, peak heap size, peak live bytes and fragmentation (peak heap / peak live - 1).\n"
+    "Each recorded thread replays on a thread of its own, in its recorded order, waiting for\n"
+    "objects other threads create, so the run is deterministic. See docs/replay.md.\n"
+    "\n"
+    "  --allocator NAME      glibc, jemalloc, mimalloc, tcmalloc, strata-kingsley, strata-lea,\n"
+    "                        strata (`strata allocators`), or none (a do-nothing allocator that\n"
+    "                        measures the replay harness alone)\n"
+    "  --json                print one JSON object instead of the table\n"
+    "  --threads N           replay threads: 0 (default) one per recorded thread, 1 the\n"
+    "                        recorded total order on one thread\n"
+    "  --heap-limit SIZE     stop with status heap-limit when the heap exceeds SIZE bytes\n"
+    "                        (suffixes K, M, G: powers of 1024)\n"
+    "  --no-write            do not write the objects' bytes\n"
+    "  --series CSV          write the heap/live curve (seconds,event,heap_bytes,live_bytes)\n"
+    "\n"
+    "Exit status: 0 when the replay ran (status ok or heap-limit); 1 when it could not (bad\n"
+    "trace, allocator not installed, replay crashed); 2 for a wrong invocation.\n";
+
+// Reports a wrong invocation with the usage lines; exit status 2.
+int usageError(const std::string& why) {
+  const std::size_t usageEnd = kHelp.find("\n\n") + 1;
+  std::fprintf(stderr, "strata replay: %s\n%.*s", why.c_str(), static_cast<int>(usageEnd),
+               kHelp.data());
   return 2;
 }
+
+// Parses "123", "64K", "2M", "1G" (also "KiB"/"MiB"/"GiB" and a trailing "B") into bytes.
+bool parseSize(std::string_view s, std::uint64_t& out) {
+  std::size_t i = 0;
+  std::uint64_t v = 0;
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
+    const std::uint64_t d = static_cast<std::uint64_t>(s[i] - '0');
+    if (v > (~std::uint64_t{0} - d) / 10) return false;
+    v = v * 10 + d;
+    ++i;
+  }
+  if (i == 0) return false;
+  std::string_view suffix = s.substr(i);
+  unsigned shift = 0;
+  if (!suffix.empty()) {
+    switch (suffix[0]) {
+      case 'k': case 'K': shift = 10; break;
+      case 'm': case 'M': shift = 20; break;
+      case 'g': case 'G': shift = 30; break;
+      case 'b': case 'B': shift = 0; break;
+      default: return false;
+    }
+    if (suffix[0] != 'b' && suffix[0] != 'B') suffix.remove_prefix(1);
+    if (suffix == "iB" || suffix == "B" || suffix == "b" || suffix.empty()) {
+    } else {
+      return false;
+    }
+  }
+  if (shift != 0 && v > (~std::uint64_t{0} >> shift)) return false;
+  out = v << shift;
+  return true;
+}
+
+// "12.3 MiB" for a byte count.
+std::string humanBytes(std::uint64_t n) {
+  static const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(n);
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  char buf[48];
+  if (u == 0) std::snprintf(buf, sizeof buf, "%llu bytes", static_cast<unsigned long long>(n));
+  else std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
+  return buf;
+}
+
+// Prints the readable block.
+void printResult(const std::string& file, const replay::ReplayResult& r) {
+  std::printf("trace               %s\n", file.c_str());
+  std::printf("allocator           %s%s%s%s\n", r.allocator.c_str(), r.library.empty() ? "" : " (",
+              r.library.c_str(), r.library.empty() ? "" : ")");
+  std::printf("status              %s%s%s\n", r.status.c_str(), r.detail.empty() ? "" : ": ",
+              r.detail.c_str());
+  if (r.status == "unavailable" || r.status == "crashed") return;
+  std::printf("events              %llu (%llu objects, %llu failed in the trace)\n",
+              static_cast<unsigned long long>(r.events), static_cast<unsigned long long>(r.objects),
+              static_cast<unsigned long long>(r.failedEvents));
+  std::printf("threads             %llu replaying %llu recorded\n",
+              static_cast<unsigned long long>(r.threads),
+              static_cast<unsigned long long>(r.recordedThreads));
+  std::printf("wall time           %.6f s\n", r.wallSeconds);
+  std::printf("cpu time            %.6f s\n", r.cpuSeconds);
+  std::printf("peak heap           %s (%llu bytes)\n", humanBytes(r.peakHeapBytes).c_str(),
+              static_cast<unsigned long long>(r.peakHeapBytes));
+  std::printf("peak live           %s (%llu bytes)\n", humanBytes(r.peakLiveBytes).c_str(),
+              static_cast<unsigned long long>(r.peakLiveBytes));
+  std::printf("fragmentation       %.1f %%\n", r.fragmentationPercent);
+  std::printf("heap limit hit      %s\n", r.status == "heap-limit" ? "yes" : "no");
+  std::printf("failed allocations  %llu\n", static_cast<unsigned long long>(r.failedAllocations));
+}
+
+// Parses the arguments, runs the replay, prints the result.
+int runReplayCommand(std::span<char* const> args) {
+  replay::ReplayOptions opt;
+  bool json = false, haveAllocator = false;
+  std::string file;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string_view a = args[i];
+    // --opt VALUE or --opt=VALUE; returns false (with an error printed) when VALUE is missing.
+    std::string value;
+    auto takeValue = [&](std::string_view name) -> int {
+      if (a == name) {
+        if (i + 1 >= args.size()) return -1;
+        value = args[++i];
+        return 1;
+      }
+      if (a.size() > name.size() && a.starts_with(name) && a[name.size()] == '=') {
+        value = std::string(a.substr(name.size() + 1));
+        return 1;
+      }
+      return 0;
+    };
+    int t;
+    if ((t = takeValue("--allocator")) != 0) {
+      if (t < 0) return usageError("--allocator needs a NAME");
+      opt.allocator = value;
+      haveAllocator = true;
+    } else if ((t = takeValue("--threads")) != 0) {
+      char* end = nullptr;
+      errno = 0;
+      const unsigned long n = t < 0 ? 0 : std::strtoul(value.c_str(), &end, 10);
+      if (t < 0 || value.empty() || value[0] == '-' || errno != 0 || *end != '\0' || n > 64)
+        return usageError("--threads needs a number from 0 to 64");
+      opt.threads = static_cast<unsigned>(n);
+    } else if ((t = takeValue("--heap-limit")) != 0) {
+      if (t < 0 || !parseSize(value, opt.heapLimit) || opt.heapLimit == 0)
+        return usageError("--heap-limit needs a SIZE such as 512M or 2G, got '" + value + "'");
+    } else if ((t = takeValue("--series")) != 0) {
+      if (t < 0 || value.empty()) return usageError("--series needs a file name");
+      opt.seriesPath = value;
+    } else if (a == "--json") {
+      json = true;
+    } else if (a == "--no-write") {
+      opt.writeObjects = false;
+    } else if (a.starts_with("-") && a != "-") {
+      return usageError("unknown option '" + std::string(a) + "'");
+    } else if (file.empty()) {
+      file = std::string(a);
+    } else {
+      return usageError("more than one trace file ('" + file + "', '" + std::string(a) + "')");
+    }
+  }
+  if (file.empty()) return usageError("missing the trace FILE");
+  if (!haveAllocator)
+    return usageError("missing --allocator NAME (known: " + knownAllocatorNames() + ", none)");
+  if (opt.allocator != "none" && findAllocator(opt.allocator) == nullptr) {
+    std::fprintf(stderr, "strata replay: unknown allocator '%s'; known allocators: %s (and none)\n",
+                 opt.allocator.c_str(), knownAllocatorNames().c_str());
+    return 2;
+  }
+  opt.tracePath = file;
+
+  replay::ReplayResult r;
+  try {
+    r = replay::runReplay(opt, defaultSearchDirs());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "strata replay: %s\n", e.what());
+    return 1;
+  }
+  if (r.status == "unavailable") {
+    std::fprintf(stderr, "strata replay: allocator '%s' is not available: %s\n",
+                 opt.allocator.c_str(), r.detail.c_str());
+    return 1;
+  }
+  if (json) std::printf("%s\n", replay::toJson(r).c_str());
+  else printResult(file, r);
+  if (r.status == "ok" || r.status == "heap-limit") return 0;
+  std::fprintf(stderr, "strata replay: %s on %s: %s\n", r.status.c_str(), opt.allocator.c_str(),
+               r.detail.c_str());
+  return 1;
+}
+
 }  // namespace
-const Command kReplayCommand{"replay", "(being written)", "usage: strata replay\n", runReplay};
+
+const Command kReplayCommand{"replay", "replay an allocation trace against one allocator", kHelp,
+                             &runReplayCommand};
+
 }  // namespace strata::cli

@@ -1,14 +1,166 @@
-// Placeholder for `strata stats` while it is being written (issue 5).
+// `strata stats FILE [--json]`: the statistics of a trace the allocation papers tabulate
+// (total and live objects, sizes, bytes, total/peak, ops, threads) and its size and lifetime
+// histograms, as a readable table or one JSON object. The figures come from
+// tracetools::computeStats.
 #include <cstdio>
+#include <exception>
+#include <string>
+#include <string_view>
 
 #include "command.hpp"
+#include "trace_stats.hpp"
 
 namespace strata::cli {
 namespace {
-int runStats(std::span<char* const>) {
-  std::fputs("strata stats: not built yet\n", stderr);
+
+namespace tt = strata::tracetools;
+
+constexpr std::string_view kHelp =
+    "usage: strata stats FILE [--json]\n"
+    "\n"
+    "Reads the trace FILE (from `strata record`, `strata generate` or `strata import`) and\n"
+    "prints what the allocation papers tabulate: total objects, maximum objects live, average\n"
+    "object size, total bytes allocated, peak live bytes, total/peak, operations by kind,\n"
+    "threads, failed allocations and objects never freed; then a histogram of object sizes and\n"
+    "two of object lifetimes, in bytes allocated between the object's birth and death (the\n"
+    "fragmentation study's clock) and in nanoseconds. Buckets are powers of two.\n"
+    "A realloc ends the old object and creates a new one; reap_clear / reap_destroy free every\n"
+    "object of the reap and of the reaps under it. Reaps are not counted as objects.\n"
+    "\n"
+    "FILE may be - for standard input.\n"
+    "\n"
+    "  --json   print one JSON object instead (histograms as arrays of counts: element i\n"
+    "           counts values in [2^i, 2^(i+1)), element 0 also counts 0)\n"
+    "\n"
+    "Exit status: 0; 1 when FILE cannot be read or is not a valid trace (the message names the\n"
+    "byte offset); 2 for a wrong invocation.\n"
+    "\n"
+    "example: strata generate web-proxy -o proxy.trace && strata stats proxy.trace\n";
+
+// Reports a wrong invocation with the usage line; exit status 2.
+int usageError(const std::string& why) {
+  std::fprintf(stderr, "strata stats: %s\n%.*s", why.c_str(),
+               static_cast<int>(kHelp.find('\n') + 1), kHelp.data());
   return 2;
 }
+
+// "1,234,567": thousands separated, for the table.
+std::string grouped(std::uint64_t v) {
+  std::string s = std::to_string(v);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
+  return s;
+}
+
+// "48.0 MiB": a byte count in binary units, with the exact figure for small ones.
+std::string bytes(std::uint64_t v) {
+  static const char* const units[] = {"KiB", "MiB", "GiB", "TiB"};
+  if (v < 1024) return std::to_string(v) + " B";
+  double x = static_cast<double>(v) / 1024.0;
+  int u = 0;
+  while (x >= 1024.0 && u < 3) {
+    x /= 1024.0;
+    ++u;
+  }
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.1f %s", x, units[u]);
+  return std::string(buf) + " (" + grouped(v) + " B)";
+}
+
+// One histogram as text bars: range, count, percentage, and a bar scaled to the largest
+// bucket, from the first non-empty bucket to the last.
+void printHistogram(const char* title, const tt::Log2Histogram& h, tt::HistogramUnit unit) {
+  std::printf("\n%s\n", title);
+  std::uint64_t total = 0, largest = 0;
+  for (const std::uint64_t c : h.counts) {
+    total += c;
+    if (c > largest) largest = c;
+  }
+  if (total == 0) {
+    std::puts("  (none)");
+    return;
+  }
+  constexpr int kBarWidth = 40;
+  std::size_t first = 0;  // leading empty buckets are left out
+  while (h.counts[first] == 0) ++first;
+  for (std::size_t i = first; i < h.counts.size(); ++i) {
+    const std::uint64_t c = h.counts[i];
+    const int bar = c == 0 ? 0
+                           : static_cast<int>(1 + (c * (kBarWidth - 1)) / largest);
+    std::printf("  %-20s %14s %6.2f%%  %.*s\n", tt::bucketLabel(i, unit).c_str(), grouped(c).c_str(),
+                100.0 * static_cast<double>(c) / static_cast<double>(total), bar,
+                "########################################");
+  }
+}
+
+// The readable table.
+void printTable(const std::string& path, const tt::TraceStats& s) {
+  std::printf("trace %s%s\n\n", path.c_str(),
+              s.complete ? "" : " (no trailer: the recorded program did not exit cleanly)");
+  auto row = [](const char* name, const std::string& value) {
+    std::printf("  %-26s %s\n", name, value.c_str());
+  };
+  char buf[64];
+  row("events", grouped(s.events));
+  row("threads", grouped(s.threads));
+  std::snprintf(buf, sizeof buf, "%.3f ms", static_cast<double>(s.durationNs) / 1e6);
+  row("duration", buf);
+  row("total objects", grouped(s.totalObjects));
+  row("max live objects", grouped(s.maxLiveObjects));
+  std::snprintf(buf, sizeof buf, "%.1f B", s.averageObjectSize);
+  row("average object size", buf);
+  row("total bytes allocated", bytes(s.totalBytes));
+  row("peak live bytes", bytes(s.peakLiveBytes));
+  std::snprintf(buf, sizeof buf, "%.2f", s.totalOverPeak);
+  row("total / peak", buf);
+  row("failed allocations", grouped(s.failedAllocations));
+  row("never freed", grouped(s.neverFreed));
+  if (s.badFrees != 0) row("frees of non-live objects", grouped(s.badFrees));
+  if (s.reaps != 0) row("reaps", grouped(s.reaps));
+  std::puts("\noperations");
+  for (unsigned i = 0; i < trace::kOpCount; ++i) {
+    if (s.opCounts[i] == 0) continue;
+    std::printf("  %-26.*s %s\n", static_cast<int>(tt::opName(static_cast<trace::Op>(i)).size()),
+                tt::opName(static_cast<trace::Op>(i)).data(), grouped(s.opCounts[i]).c_str());
+  }
+  printHistogram("object sizes (requested bytes)", s.sizes, tt::HistogramUnit::Bytes);
+  printHistogram("object lifetimes (bytes allocated between birth and death)", s.lifetimeBytes,
+                 tt::HistogramUnit::Bytes);
+  printHistogram("object lifetimes (time)", s.lifetimeNs, tt::HistogramUnit::Nanoseconds);
+}
+
+// Parses the arguments, computes the statistics and prints them.
+int runStats(std::span<char* const> args) {
+  std::string path;
+  bool json = false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string_view a = args[i];
+    if (a == "--json") {
+      json = true;
+    } else if (a.starts_with("-") && a != "-") {
+      return usageError("unknown option '" + std::string(a) + "'");
+    } else if (!path.empty()) {
+      return usageError("give one trace FILE (got '" + path + "' and '" + std::string(a) + "')");
+    } else {
+      path = a;
+    }
+  }
+  if (path.empty()) return usageError("missing the trace FILE");
+  if (path == "-") path = "/dev/stdin";
+  tt::TraceStats stats;
+  try {
+    stats = tt::computeStats(path);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "strata stats: %s\n", e.what());
+    return 1;
+  }
+  if (json) std::printf("%s\n", tt::toJson(stats).c_str());
+  else printTable(path, stats);
+  return 0;
+}
+
 }  // namespace
-const Command kStatsCommand{"stats", "(being written)", "usage: strata stats\n", runStats};
+
+const Command kStatsCommand{"stats", "statistics of a trace: objects, bytes, sizes, lifetimes",
+                            kHelp, &runStats};
+
 }  // namespace strata::cli

@@ -1,2 +1,359 @@
-// Placeholder: implemented by issue 5 work in progress.
+// runReplay(): one replay in a strata-replayer child process under the allocator's
+// LD_PRELOAD, and the files that carry its result back (result_file.hpp); toJson().
 #include "replay_runner.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "engine.hpp"
+#include "result_file.hpp"
+#include "strata/trace/reader.hpp"
+
+extern char** environ;
+
+namespace strata::replay {
+namespace {
+
+// Formats a double for JSON, the result file and the series: 10 significant digits (ns for
+// times under 10 s), finite only.
+std::string number(double v) {
+  if (!std::isfinite(v)) return "0";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
+}
+
+// A JSON string literal.
+std::string jsonString(const std::string& s) {
+  std::string out = "\"";
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += ch;
+    }
+  }
+  return out + "\"";
+}
+
+// The directory of the running executable (from /proc/self/exe), or empty.
+std::string executableDirectory() {
+  char buf[PATH_MAX];
+  const ssize_t len = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (len <= 0) return {};
+  buf[len] = '\0';
+  return std::filesystem::path(buf).parent_path().string();
+}
+
+// Where strata-replayer is: $STRATA_REPLAYER, else beside the running executable.
+std::string replayerPath() {
+  const char* env = std::getenv("STRATA_REPLAYER");
+  if (env != nullptr && env[0] != '\0') return env;
+  return (std::filesystem::path(executableDirectory()) / "strata-replayer").string();
+}
+
+// Checks that the trace opens and that its header and first chunk read; throws
+// std::runtime_error "PATH: reason" otherwise, before any child is started.
+void precheckTrace(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw std::runtime_error(path + ": cannot open: " + std::strerror(errno));
+  trace::TraceReader<trace::FdSource> r(trace::FdSource{fd});
+  trace::Event e;
+  const trace::ReadStatus s = r.next(e);
+  ::close(fd);
+  if (s == trace::ReadStatus::Error) throw std::runtime_error(path + ": " + r.error().message());
+}
+
+// A private temporary file name for the child's result (created empty, mode 0600).
+std::string makeTempFile() {
+  const char* dir = std::getenv("TMPDIR");
+  std::string tmpl = std::string(dir != nullptr && dir[0] != '\0' ? dir : "/tmp") +
+                     "/strata-replay-XXXXXX";
+  const int fd = ::mkstemp(tmpl.data());
+  if (fd < 0) throw std::runtime_error("cannot create a temporary file in " + tmpl + ": " +
+                                       std::strerror(errno));
+  ::close(fd);
+  return tmpl;
+}
+
+// The environment for the child: ours, with `preload` put in front of LD_PRELOAD.
+std::vector<std::string> childEnvironment(const std::string& preload) {
+  std::vector<std::string> env;
+  std::string existing;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    const std::string_view kv = *e;
+    if (kv.starts_with("LD_PRELOAD=")) existing = kv.substr(11);
+    else env.emplace_back(kv);
+  }
+  std::string value = preload;
+  if (!existing.empty()) value = value.empty() ? existing : value + ":" + existing;
+  if (!value.empty()) env.push_back("LD_PRELOAD=" + value);
+  return env;
+}
+
+// "SIGSEGV (Segmentation fault)".
+std::string signalName(int sig) {
+  const char* abbrev = ::sigabbrev_np(sig);
+  const char* desc = ::sigdescr_np(sig);
+  std::string s = abbrev != nullptr ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
+  if (desc != nullptr) s += std::string(" (") + desc + ")";
+  return s;
+}
+
+}  // namespace
+
+std::string toKeyValues(const ReplayResult& r) {
+  std::string s;
+  auto line = [&](const char* k, const std::string& v) {
+    s += k;
+    s += '=';
+    for (const char c : v) s += (c == '\n' ? ' ' : c);
+    s += '\n';
+  };
+  line("status", r.status);
+  line("detail", r.detail);
+  line("events", std::to_string(r.events));
+  line("objects", std::to_string(r.objects));
+  line("threads", std::to_string(r.threads));
+  line("recorded_threads", std::to_string(r.recordedThreads));
+  line("wall_seconds", number(r.wallSeconds));
+  line("cpu_seconds", number(r.cpuSeconds));
+  line("peak_heap_bytes", std::to_string(r.peakHeapBytes));
+  line("peak_live_bytes", std::to_string(r.peakLiveBytes));
+  line("fragmentation_percent", number(r.fragmentationPercent));
+  line("failed_allocations", std::to_string(r.failedAllocations));
+  line("failed_events", std::to_string(r.failedEvents));
+  line("verify_errors", std::to_string(r.verifyErrors));
+  return s;
+}
+
+bool fromKeyValues(const std::string& text, ReplayResult& r) {
+  std::istringstream in(text);
+  std::string line;
+  bool sawStatus = false;
+  while (std::getline(in, line)) {
+    const std::size_t eq = line.find('=');
+    if (eq == std::string::npos) return false;
+    const std::string k = line.substr(0, eq), v = line.substr(eq + 1);
+    auto u64 = [&](std::uint64_t& out) {
+      char* end = nullptr;
+      errno = 0;
+      out = std::strtoull(v.c_str(), &end, 10);
+      return errno == 0 && !v.empty() && *end == '\0';
+    };
+    auto dbl = [&](double& out) {
+      char* end = nullptr;
+      out = std::strtod(v.c_str(), &end);
+      return !v.empty() && *end == '\0';
+    };
+    bool ok = true;
+    if (k == "status") { r.status = v; sawStatus = true; }
+    else if (k == "detail") r.detail = v;
+    else if (k == "events") ok = u64(r.events);
+    else if (k == "objects") ok = u64(r.objects);
+    else if (k == "threads") ok = u64(r.threads);
+    else if (k == "recorded_threads") ok = u64(r.recordedThreads);
+    else if (k == "wall_seconds") ok = dbl(r.wallSeconds);
+    else if (k == "cpu_seconds") ok = dbl(r.cpuSeconds);
+    else if (k == "peak_heap_bytes") ok = u64(r.peakHeapBytes);
+    else if (k == "peak_live_bytes") ok = u64(r.peakLiveBytes);
+    else if (k == "fragmentation_percent") ok = dbl(r.fragmentationPercent);
+    else if (k == "failed_allocations") ok = u64(r.failedAllocations);
+    else if (k == "failed_events") ok = u64(r.failedEvents);
+    else if (k == "verify_errors") ok = u64(r.verifyErrors);
+    if (!ok) return false;
+  }
+  return sawStatus;
+}
+
+std::string seriesCsv(const std::vector<ReplaySample>& series) {
+  std::string s = "seconds,event,heap_bytes,live_bytes\n";
+  for (const ReplaySample& p : series)
+    s += number(p.seconds) + "," + std::to_string(p.event) + "," + std::to_string(p.heapBytes) +
+         "," + std::to_string(p.liveBytes) + "\n";
+  return s;
+}
+
+bool parseSeriesCsv(const std::string& text, std::vector<ReplaySample>& out) {
+  std::istringstream in(text);
+  std::string line;
+  if (!std::getline(in, line) || line != "seconds,event,heap_bytes,live_bytes") return false;
+  while (std::getline(in, line)) {
+    ReplaySample p;
+    unsigned long long e = 0, h = 0, l = 0;
+    char tail = 0;
+    if (std::sscanf(line.c_str(), "%lf,%llu,%llu,%llu%c", &p.seconds, &e, &h, &l, &tail) != 4)
+      return false;
+    p.event = e;
+    p.heapBytes = h;
+    p.liveBytes = l;
+    out.push_back(p);
+  }
+  return true;
+}
+
+bool writeTextFile(const std::string& path, const std::string& text) {
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) return false;
+  const bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  return std::fclose(f) == 0 && ok;
+}
+
+bool readTextFile(const std::string& path, std::string& text) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  text = ss.str();
+  return true;
+}
+
+ReplayResult runReplay(const ReplayOptions& options, const cli::SearchDirs& dirs) {
+  ReplayResult res;
+  res.allocator = options.allocator;
+  const bool none = options.allocator == "none";
+  const cli::AllocatorInfo* info = none ? nullptr : cli::findAllocator(options.allocator);
+  if (!none && info == nullptr) {
+    res.status = "unavailable";
+    res.detail = "unknown allocator '" + options.allocator + "'; known allocators: " +
+                 cli::knownAllocatorNames();
+    return res;
+  }
+  precheckTrace(options.tracePath);
+
+  std::string preload;
+  if (info != nullptr && info->origin != cli::Origin::System) {
+    const cli::Location where = cli::locate(*info, dirs);
+    if (!where.available) {
+      res.status = "unavailable";
+      res.detail = cli::howToGet(where);
+      return res;
+    }
+    preload = where.path;
+    res.library = where.path;
+  }
+  const std::string replayer = replayerPath();
+  if (::access(replayer.c_str(), X_OK) != 0) {
+    res.status = "error";
+    res.detail = "the replay program " + replayer +
+                 " is missing; build the CMake target strata_replayer (or set STRATA_REPLAYER)";
+    return res;
+  }
+
+  const std::string resultPath = makeTempFile();
+  std::vector<std::string> args = {replayer, "--trace", options.tracePath, "--result", resultPath,
+                                   "--allocator", none ? "none" : "system", "--threads",
+                                   std::to_string(options.threads), "--heap-limit",
+                                   std::to_string(options.heapLimit)};
+  if (!options.writeObjects) args.push_back("--no-write");
+  if (options.verify) args.push_back("--verify");
+  if (!options.seriesPath.empty()) {
+    args.push_back("--series");
+    args.push_back(options.seriesPath);
+  }
+  const std::vector<std::string> env = childEnvironment(preload);
+  std::vector<char*> argv, envp;
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  for (const std::string& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
+
+  std::fflush(nullptr);
+  pid_t pid = 0;
+  const int spawnErr = ::posix_spawn(&pid, replayer.c_str(), nullptr, nullptr, argv.data(), envp.data());
+  if (spawnErr != 0) {
+    ::unlink(resultPath.c_str());
+    res.status = "error";
+    res.detail = "cannot start " + replayer + ": " + std::strerror(spawnErr);
+    return res;
+  }
+  int wstatus = 0;
+  while (::waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
+  }
+  std::string text;
+  const bool haveResult = readTextFile(resultPath, text) && !text.empty();
+  ::unlink(resultPath.c_str());
+
+  if (WIFSIGNALED(wstatus)) {
+    res.status = "crashed";
+    res.detail = "the replay was killed by " + signalName(WTERMSIG(wstatus));
+    return res;
+  }
+  if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0 || !haveResult) {
+    res.status = "error";
+    res.detail = "strata-replayer exited with status " +
+                 std::to_string(WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1) +
+                 (haveResult ? "" : " and wrote no result");
+    return res;
+  }
+  ReplayResult child;
+  if (!fromKeyValues(text, child)) {
+    res.status = "error";
+    res.detail = "strata-replayer wrote a malformed result";
+    return res;
+  }
+  if (child.status == kTraceErrorStatus)
+    throw std::runtime_error(options.tracePath + ": " + child.detail);
+  child.allocator = res.allocator;
+  child.library = res.library;
+  if (!options.seriesPath.empty()) {
+    std::string csv;
+    if (!readTextFile(options.seriesPath, csv) || !parseSeriesCsv(csv, child.series)) {
+      child.status = "error";
+      child.detail = "cannot read the series " + options.seriesPath;
+    }
+  }
+  return child;
+}
+
+std::string toJson(const ReplayResult& r) {
+  std::string s = "{";
+  auto field = [&](const char* k, const std::string& v, bool last = false) {
+    s += "\"";
+    s += k;
+    s += "\": ";
+    s += v;
+    if (!last) s += ", ";
+  };
+  field("allocator", jsonString(r.allocator));
+  field("library", jsonString(r.library));
+  field("status", jsonString(r.status));
+  field("detail", jsonString(r.detail));
+  field("events", std::to_string(r.events));
+  field("objects", std::to_string(r.objects));
+  field("threads", std::to_string(r.threads));
+  field("recorded_threads", std::to_string(r.recordedThreads));
+  field("wall_seconds", number(r.wallSeconds));
+  field("cpu_seconds", number(r.cpuSeconds));
+  field("peak_heap_bytes", std::to_string(r.peakHeapBytes));
+  field("peak_live_bytes", std::to_string(r.peakLiveBytes));
+  field("fragmentation_percent", number(r.fragmentationPercent));
+  field("heap_limit_hit", r.status == "heap-limit" ? "true" : "false");
+  field("failed_allocations", std::to_string(r.failedAllocations));
+  field("failed_events", std::to_string(r.failedEvents));
+  field("verify_errors", std::to_string(r.verifyErrors), true);
+  return s + "}";
+}
+
+}  // namespace strata::replay

@@ -19,6 +19,7 @@ struct ReplayOptions {
   std::uint64_t heapLimit = 0;  // bytes of heap; 0: no limit. Over it the run stops: "heap-limit"
   bool writeObjects = true;     // write every byte of every object, as a program would
   std::string seriesPath;       // when set: the heap/live curve is written here as CSV
+  bool verify = false;          // write an id-derived pattern, check it at free (for tests)
 };
 
 // One point of the heap/live curve (a CSV line: seconds,event,heap_bytes,live_bytes).
@@ -45,6 +46,9 @@ struct ReplayResult {
   double fragmentationPercent = 0; // (peak heap / peak live - 1) * 100
   std::uint64_t failedAllocations = 0;  // allocations that returned NULL during replay
   std::vector<ReplaySample> series;     // filled when options.seriesPath was set
+  std::uint64_t verifyErrors = 0;       // --verify: objects whose contents changed (status error)
+  std::uint64_t failedEvents = 0;       // events recorded as FAILED: not replayed
+  std::uint64_t recordedThreads = 0;    // threads in the trace
 };
 
 // Replays options.tracePath against options.allocator in a child process and returns what it

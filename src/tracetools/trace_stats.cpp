@@ -1,2 +1,310 @@
-// Placeholder: implemented by issue 5 work in progress.
+// computeStats: the statistics of a trace in one streaming pass (TraceReader over the file
+// descriptor, memory bounded by one chunk plus a small record per object id), and their JSON
+// and label formatting. See trace_stats.hpp for the contract.
 #include "trace_stats.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+#include "strata/trace/reader.hpp"
+
+namespace strata::tracetools {
+namespace {
+
+using trace::Event;
+using trace::kNoObject;
+using trace::Op;
+
+// What one object id is: the format gives reaps ids from the same sequence as objects.
+enum class Kind : std::uint8_t { DeadObject, LiveObject, LiveReap, DeadReap };
+
+// Per-id state, kept in a vector indexed by the dense id: what the lifetime histograms need.
+struct Slot {
+  std::uint64_t size = 0;
+  std::uint64_t birthBytes = 0;  // totalBytes right after this object was created
+  std::uint64_t birthTime = 0;
+  Kind kind = Kind::DeadObject;
+};
+
+// Adds one value to a log2 histogram, growing it as needed (trailing buckets stay non-empty).
+void add(Log2Histogram& h, std::uint64_t v) {
+  const std::size_t bucket = v <= 1 ? 0 : static_cast<std::size_t>(63 - __builtin_clzll(v));
+  if (h.counts.size() <= bucket) h.counts.resize(bucket + 1, 0);
+  ++h.counts[bucket];
+}
+
+// The running state of the pass: figures so far, live totals, per-id slots and reap members.
+class Accumulator {
+ public:
+  explicit Accumulator(TraceStats& s) : s_(s) {}
+
+  // Applies one event in trace order.
+  void apply(const Event& e) {
+    ++s_.events;
+    ++s_.opCounts[static_cast<std::size_t>(e.op)];
+    countThread(e.thread);
+    if (e.timeNs > s_.durationNs) s_.durationNs = e.timeNs;
+    const bool failed = (e.flags & trace::kFlagFailed) != 0;
+    if (failed && e.op != Op::ReapCreate) ++s_.failedAllocations;
+
+    switch (e.op) {
+      case Op::Malloc: case Op::Calloc: case Op::Memalign: case Op::New:
+        if (!failed) birth(e);
+        break;
+      case Op::Realloc:
+        // realloc(p, 0) that freed (FAILED, size 0) ends p; a failed growth leaves p live.
+        if (e.target != kNoObject && (!failed || e.size == 0)) death(e.target, e.timeNs);
+        if (!failed) birth(e);
+        break;
+      case Op::Free: case Op::Delete: case Op::ReapFree:
+        if (e.object != kNoObject) death(e.object, e.timeNs);
+        break;
+      case Op::ReapCreate:
+        if (!failed) {
+          slot(e.object).kind = Kind::LiveReap;
+          ++s_.reaps;
+          if (e.target != kNoObject) members_[e.target].push_back(e.object);
+        }
+        break;
+      case Op::ReapMalloc:
+        if (!failed) {
+          birth(e);
+          members_[e.target].push_back(e.object);
+        }
+        break;
+      case Op::ReapClear:
+        clearReap(e.target, e.timeNs);
+        break;
+      case Op::ReapDestroy:
+        clearReap(e.target, e.timeNs);
+        if (e.target < slots_.size() && slots_[e.target].kind == Kind::LiveReap)
+          slots_[e.target].kind = Kind::DeadReap;
+        break;
+    }
+  }
+
+  // Fills in the figures derived at the end.
+  void finish() {
+    s_.neverFreed = liveObjects_;
+    s_.averageObjectSize =
+        s_.totalObjects == 0 ? 0.0
+                             : static_cast<double>(s_.totalBytes) / static_cast<double>(s_.totalObjects);
+    s_.totalOverPeak = s_.peakLiveBytes == 0 ? 0.0
+                                             : static_cast<double>(s_.totalBytes) /
+                                                   static_cast<double>(s_.peakLiveBytes);
+  }
+
+ private:
+  // Counts a thread the first time it is seen: a bitmap for the usual small indices, a set
+  // for large ones (an index may be up to 2^32 - 1, too many for a bitmap).
+  void countThread(std::uint32_t thread) {
+    constexpr std::uint32_t kBitmapThreads = 1u << 16;
+    bool fresh;
+    if (thread < kBitmapThreads) {
+      if (thread >= seenThread_.size()) seenThread_.resize(std::size_t{thread} + 1, false);
+      fresh = !seenThread_[thread];
+      seenThread_[thread] = true;
+    } else {
+      fresh = seenHighThreads_.insert(thread).second;
+    }
+    if (fresh) ++s_.threads;
+  }
+
+  Slot& slot(std::uint64_t id) {
+    if (id >= slots_.size()) slots_.resize(id + 1 > 2 * slots_.size() ? id + 1 : 2 * slots_.size());
+    return slots_[id];
+  }
+
+  // A new object of e.size bytes with id e.object.
+  void birth(const Event& e) {
+    ++s_.totalObjects;
+    s_.totalBytes += e.size;
+    add(s_.sizes, e.size);
+    Slot& o = slot(e.object);
+    o = Slot{e.size, s_.totalBytes, e.timeNs, Kind::LiveObject};
+    liveBytes_ += e.size;
+    ++liveObjects_;
+    if (liveBytes_ > s_.peakLiveBytes) s_.peakLiveBytes = liveBytes_;
+    if (liveObjects_ > s_.maxLiveObjects) s_.maxLiveObjects = liveObjects_;
+  }
+
+  // The end of object `id` (counted in badFrees when it was not a live object).
+  void death(std::uint64_t id, std::uint64_t timeNs) {
+    if (id >= slots_.size() || slots_[id].kind != Kind::LiveObject) {
+      ++s_.badFrees;
+      return;
+    }
+    Slot& o = slots_[id];
+    o.kind = Kind::DeadObject;
+    liveBytes_ -= o.size;
+    --liveObjects_;
+    add(s_.lifetimeBytes, s_.totalBytes - o.birthBytes);
+    add(s_.lifetimeNs, timeNs >= o.birthTime ? timeNs - o.birthTime : 0);
+  }
+
+  // Frees every live object of reap `reap` and of the reaps created under it, and destroys
+  // those reaps. Iterative (a worklist), so a deep nesting cannot overflow the stack.
+  void clearReap(std::uint64_t reap, std::uint64_t timeNs) {
+    std::vector<std::uint64_t> work{reap};
+    bool top = true;
+    while (!work.empty()) {
+      const std::uint64_t r = work.back();
+      work.pop_back();
+      if (!top && r < slots_.size()) slots_[r].kind = Kind::DeadReap;
+      top = false;
+      const auto it = members_.find(r);
+      if (it == members_.end()) continue;
+      std::vector<std::uint64_t> ids = std::move(it->second);
+      members_.erase(it);
+      for (const std::uint64_t id : ids) {
+        const Kind k = slots_[id].kind;
+        if (k == Kind::LiveObject) death(id, timeNs);
+        else if (k == Kind::LiveReap) work.push_back(id);
+      }
+    }
+  }
+
+  TraceStats& s_;
+  std::vector<Slot> slots_;
+  std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> members_;  // reap -> ids in it
+  std::vector<bool> seenThread_;
+  std::unordered_set<std::uint32_t> seenHighThreads_;
+  std::uint64_t liveBytes_ = 0;
+  std::uint64_t liveObjects_ = 0;
+};
+
+// Appends a JSON array of a histogram's counts.
+void appendCounts(std::string& out, const Log2Histogram& h) {
+  out += '[';
+  for (std::size_t i = 0; i < h.counts.size(); ++i) {
+    if (i != 0) out += ',';
+    out += std::to_string(h.counts[i]);
+  }
+  out += ']';
+}
+
+// A double as JSON (finite numbers only; the stats never hold anything else).
+std::string jsonNumber(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g", std::isfinite(v) ? v : 0.0);
+  return buf;
+}
+
+// "1.02 us": a nanosecond count with three significant digits and an SI unit.
+std::string formatNs(double ns) {
+  static const char* const units[] = {"ns", "us", "ms", "s"};
+  int u = 0;
+  while (ns >= 1000.0 && u < 3) {
+    ns /= 1000.0;
+    ++u;
+  }
+  char buf[32];
+  if (u == 0) std::snprintf(buf, sizeof buf, "%.0f", ns);
+  else std::snprintf(buf, sizeof buf, "%.3g", ns);
+  return std::string(buf) + " " + units[u];
+}
+
+}  // namespace
+
+std::string_view opName(trace::Op op) {
+  static constexpr std::string_view names[trace::kOpCount] = {
+      "malloc", "calloc",      "realloc",     "free",       "memalign",   "new",
+      "delete", "reap_create", "reap_malloc", "reap_free",  "reap_clear", "reap_destroy"};
+  const auto i = static_cast<std::size_t>(op);
+  return i < trace::kOpCount ? names[i] : std::string_view("unknown");
+}
+
+std::string bucketLabel(std::size_t bucket, HistogramUnit unit) {
+  if (bucket > 63) return "?";
+  const std::uint64_t lo = bucket == 0 ? 0 : std::uint64_t{1} << bucket;
+  const std::uint64_t hi = (std::uint64_t{2} << bucket) - 1;  // inclusive (wraps to max at 63)
+  if (unit == HistogramUnit::Nanoseconds) {
+    if (bucket < 10) return std::to_string(lo) + "-" + std::to_string(hi) + " ns";
+    const std::string a = formatNs(static_cast<double>(lo));
+    const std::string b = formatNs(static_cast<double>(hi) + 1.0);
+    // "1.02-2.05 us" when both ends share a unit, else "512 us-1.05 ms".
+    const auto sa = a.find(' '), sb = b.find(' ');
+    if (a.substr(sa) == b.substr(sb)) return a.substr(0, sa) + "-" + b;
+    return a + "-" + b;
+  }
+  if (bucket < 10) return std::to_string(lo) + "-" + std::to_string(hi) + " B";
+  static const char* const units[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  const std::size_t u = (bucket - 10) / 10;
+  const unsigned shift = static_cast<unsigned>(bucket - 10 * (u + 1));
+  return std::to_string(std::uint64_t{1} << shift) + "-" +
+         std::to_string(std::uint64_t{2} << shift) + " " + units[u];
+}
+
+TraceStats computeStats(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw std::runtime_error(path + ": cannot open: " + std::strerror(errno));
+  TraceStats stats;
+  Accumulator acc(stats);
+  trace::TraceReader<trace::FdSource> reader(trace::FdSource{fd});
+  Event e;
+  trace::ReadStatus status;
+  while ((status = reader.next(e)) == trace::ReadStatus::Event) acc.apply(e);
+  ::close(fd);
+  if (status == trace::ReadStatus::Error)
+    throw std::runtime_error(path + ": " + reader.error().message());
+  stats.complete = reader.complete();
+  acc.finish();
+  return stats;
+}
+
+std::string toJson(const TraceStats& s) {
+  std::string out = "{";
+  auto field = [&out](const char* name, const std::string& value) {
+    if (out.size() > 1) out += ',';
+    out += '"';
+    out += name;
+    out += "\":";
+    out += value;
+  };
+  auto u = [](std::uint64_t v) { return std::to_string(v); };
+  field("events", u(s.events));
+  field("threads", u(s.threads));
+  field("total_objects", u(s.totalObjects));
+  field("max_live_objects", u(s.maxLiveObjects));
+  field("average_object_size", jsonNumber(s.averageObjectSize));
+  field("total_bytes", u(s.totalBytes));
+  field("peak_live_bytes", u(s.peakLiveBytes));
+  field("total_over_peak", jsonNumber(s.totalOverPeak));
+  field("failed_allocations", u(s.failedAllocations));
+  field("never_freed", u(s.neverFreed));
+  field("bad_frees", u(s.badFrees));
+  field("reaps", u(s.reaps));
+  field("duration_ns", u(s.durationNs));
+  field("complete", s.complete ? "true" : "false");
+  std::string ops = "{";
+  for (unsigned i = 0; i < trace::kOpCount; ++i) {
+    if (i != 0) ops += ',';
+    ops += '"';
+    ops += opName(static_cast<trace::Op>(i));
+    ops += "\":" + u(s.opCounts[i]);
+  }
+  field("ops", ops + "}");
+  // Histograms: counts[i] is the number of values in [2^i, 2^(i+1)); bucket 0 also holds 0.
+  std::string h;
+  appendCounts(h, s.sizes);
+  field("size_histogram_log2", h);
+  h.clear();
+  appendCounts(h, s.lifetimeBytes);
+  field("lifetime_bytes_histogram_log2", h);
+  h.clear();
+  appendCounts(h, s.lifetimeNs);
+  field("lifetime_ns_histogram_log2", h);
+  out += '}';
+  return out;
+}
+
+}  // namespace strata::tracetools

@@ -3,8 +3,10 @@
 // Contract between src/tracetools (which implements it) and src/cli (which calls it).
 #pragma once
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "strata/trace/format.hpp"
@@ -34,7 +36,21 @@ struct TraceStats {
   Log2Histogram sizes;                  // requested sizes of created objects
   Log2Histogram lifetimeBytes;          // lifetime of freed objects in bytes allocated meanwhile
   Log2Histogram lifetimeNs;             // lifetime of freed objects in nanoseconds
+  // Added by src/tracetools: frees (free, delete, reap_free, realloc's old object) of an
+  // object that was not live (already freed, or a reap): legal in the format, counted here.
+  std::uint64_t badFrees = 0;
+  std::uint64_t reaps = 0;              // reaps created (not counted as objects)
 };
+
+// The unit of a histogram's values, for bucket labels.
+enum class HistogramUnit { Bytes, Nanoseconds };
+
+// The lowercase name of an op ("malloc", "reap_clear"...), as `strata stats` prints it.
+std::string_view opName(trace::Op op);
+
+// A bucket's range as people read it: "0-1 B", "64-127 B", "1-2 KiB", "4-8 MiB" for bytes;
+// "512-1023 ns", "1.02-2.05 us" for nanoseconds.
+std::string bucketLabel(std::size_t bucket, HistogramUnit unit);
 
 // Reads the trace at `path` and computes its statistics. Throws std::runtime_error naming the
 // file (and the byte offset, for a corrupt trace) when it cannot be read.

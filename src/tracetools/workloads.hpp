@@ -26,4 +26,10 @@ const WorkloadInfo* findWorkload(std::string_view name);
 void generateWorkload(std::string_view name, std::uint64_t seed, double size,
                       const std::string& path);
 
+// The same, returning the number of events written (for `strata generate`'s summary). Throws
+// std::invalid_argument for an unknown name (the message lists the known ones) or a size
+// outside (0, 1000].
+std::uint64_t generateWorkloadEvents(std::string_view name, std::uint64_t seed, double size,
+                                     const std::string& path);
+
 }  // namespace strata::tracetools

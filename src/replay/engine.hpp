@@ -1,0 +1,46 @@
+// The replay engine: replays a trace in this process against the process's own malloc (which
+// is whatever LD_PRELOAD put there: strata-replayer runs it in a child per allocator) or a
+// do-nothing allocator, and measures it (../../docs/replay.md). runReplay() in
+// replay_runner.cpp is the child-process wrapper; tests and bench/replay_harness call the
+// engine directly.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "replay_runner.hpp"
+
+namespace strata::replay {
+
+// Which allocator the engine calls.
+enum class EngineAllocator {
+  System,  // malloc/free/operator new... of this process (glibc, or a preloaded library)
+  None,    // returns one fixed non-null pointer and frees nothing: the harness's own cost
+};
+
+// How to replay. Defaults match `strata replay`.
+struct EngineOptions {
+  EngineAllocator allocator = EngineAllocator::System;
+  unsigned threads = 0;         // 0: one per recorded thread (at most kMaxReplayThreads)
+  std::uint64_t heapLimit = 0;  // bytes; 0: none
+  bool writeObjects = true;     // write every object's bytes (forced off for None)
+  bool verify = false;          // write an id-derived pattern and check it at free/realloc
+  bool collectSeries = true;    // keep the heap/live samples in ReplayResult::series
+  std::uint64_t windowEvents = 0;  // events per window (and sample); 0: about 1/1000 of the trace
+};
+
+// At most this many replay threads; recorded thread t replays on thread t % threads.
+inline constexpr unsigned kMaxReplayThreads = 64;
+
+// Status the engine uses for an unreadable trace ("trace-error"; detail = the reader's
+// message, with the byte offset). runReplay turns it into an exception.
+inline constexpr const char* kTraceErrorStatus = "trace-error";
+
+// Replays the trace file at path. Never throws for a bad trace: status says what happened
+// ("ok", "heap-limit", "error" for verify mismatches, kTraceErrorStatus).
+ReplayResult replayFile(const std::string& path, const EngineOptions& options);
+
+// The same for a trace held in memory.
+ReplayResult replayMemory(const unsigned char* data, std::size_t size, const EngineOptions& options);
+
+}  // namespace strata::replay

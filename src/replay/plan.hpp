@@ -1,0 +1,328 @@
+// Replay plans: the trace decoded, one window at a time, into compact operations the replay
+// loop (engine.hpp) can walk without decoding anything. The decoder streams the trace through a
+// TraceReader, so a trace larger than memory replays; it turns the reap API into plain
+// malloc/free (reap_clear and reap_destroy become one free per live object of the reap and of
+// every reap created under it), drops events recorded as FAILED, and keeps the live-byte count
+// (the sum of requested sizes of live objects) in trace order, so the replay loop need not.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "strata/trace/format.hpp"
+#include "strata/trace/reader.hpp"
+
+namespace strata::replay {
+
+// What one replay operation does. The replay loop switches on it.
+enum class OpKind : std::uint8_t {
+  Malloc,
+  Calloc,
+  Realloc,        // object = the new id, other = the old id (live, from the malloc family)
+  Memalign,       // align = log2 of the alignment
+  New,            // operator new (nothrow)
+  NewAligned,     // operator new with std::align_val_t(1 << align)
+  Free,
+  Delete,         // operator delete
+  DeleteAligned,  // operator delete with std::align_val_t(1 << align)
+};
+
+// One operation: 16 bytes, so a window of a million is 16 MB and the loop streams through it.
+// word packs the size (48 bits: larger requests cannot succeed on a 48-bit address space),
+// the alignment log2 and the kind.
+struct PlanOp {
+  std::uint64_t word = 0;
+  std::uint32_t object = 0;  // the object created or freed
+  std::uint32_t other = 0;   // realloc: the old object
+
+  static constexpr std::uint64_t kMaxSize = (std::uint64_t{1} << 48) - 1;
+  static PlanOp make(OpKind k, std::uint32_t object, std::uint64_t size = 0,
+                     std::uint8_t alignLog2 = 0, std::uint32_t other = 0) noexcept {
+    return PlanOp{(size << 16) | (std::uint64_t{alignLog2} << 8) | static_cast<std::uint8_t>(k),
+                  object, other};
+  }
+  OpKind kind() const noexcept { return static_cast<OpKind>(word & 0xff); }
+  unsigned alignLog2() const noexcept { return static_cast<unsigned>((word >> 8) & 0xff); }
+  std::uint64_t size() const noexcept { return word >> 16; }
+};
+static_assert(sizeof(PlanOp) == 16);
+
+// The largest object id replay supports: object ids are 32-bit in a PlanOp, and the object
+// table (8 bytes an id) of a trace with more would not fit memory anyway.
+inline constexpr std::uint64_t kMaxReplayObjects = 0xffffffffu;
+
+// One window of the plan: each replay thread's operations, in trace order, and where the
+// window leaves the trace.
+struct PlanWindow {
+  std::vector<std::vector<PlanOp>> ops;  // [replay thread]
+  std::uint64_t events = 0;              // trace events consumed by this window
+  std::uint64_t endEvent = 0;            // trace events consumed up to the end of this window
+  std::uint64_t liveBytesAtEnd = 0;      // live bytes after the window's last event
+  std::uint64_t allocatedBytes = 0;      // bytes requested by the window's allocations
+
+  void clear() noexcept {
+    for (auto& v : ops) v.clear();
+    events = 0;
+    allocatedBytes = 0;
+  }
+  std::size_t opCount() const noexcept {
+    std::size_t n = 0;
+    for (const auto& v : ops) n += v.size();
+    return n;
+  }
+};
+
+// Counts of what the decoder did with the trace's events.
+struct PlanCounts {
+  std::uint64_t events = 0;         // trace events decoded
+  std::uint64_t objects = 0;        // ids handed out (reaps included)
+  std::uint64_t liveBytes = 0;      // now
+  std::uint64_t peakLiveBytes = 0;  // the maximum over every event so far
+  std::uint64_t liveObjects = 0;    // now
+  std::uint64_t failedEvents = 0;   // recorded as FAILED: not replayed
+  std::uint64_t ignoredFrees = 0;   // frees of an object already freed (or of a reap): skipped
+};
+
+// The decoder. Source is a TraceReader source (FdSource for files, MemorySource in tests).
+// objects: the trace's total object count (from the trailer or a counting pass); the decoder
+// keeps a few bytes of state per object. threads: replay threads; recorded thread t goes to
+// replay thread t % threads.
+template <class Source>
+class PlanDecoder {
+ public:
+  PlanDecoder(Source source, std::uint64_t objects, unsigned threads)
+      : reader_(std::move(source)), threads_(threads == 0 ? 1 : threads) {
+    sizes_.assign(objects, 0);
+    state_.assign(objects, kDead);
+  }
+
+  // Decodes events into w (cleared first) until maxEvents events were consumed, the
+  // window's allocations reach byteBudget (0: no budget), or the trace ends. Returns false
+  // when nothing was left to decode (w empty) or on an error (see failed(), error()).
+  bool decodeWindow(PlanWindow& w, std::uint64_t maxEvents, std::uint64_t byteBudget) {
+    w.clear();
+    if (w.ops.size() != threads_) w.ops.resize(threads_);
+    if (done_) return false;
+    trace::Event e;
+    while (w.events < maxEvents && (byteBudget == 0 || w.allocatedBytes < byteBudget)) {
+      const trace::ReadStatus s = reader_.next(e);
+      if (s == trace::ReadStatus::End) {
+        done_ = true;
+        break;
+      }
+      if (s == trace::ReadStatus::Error) {
+        done_ = true;
+        failed_ = true;
+        return false;
+      }
+      ++w.events;
+      ++counts_.events;
+      if (!apply(e, w)) {
+        done_ = true;
+        failed_ = true;
+        return false;
+      }
+    }
+    w.endEvent = counts_.events;
+    w.liveBytesAtEnd = counts_.liveBytes;
+    return w.events != 0;
+  }
+
+  // Appends a free operation (matching how it was allocated) for every object still live,
+  // so a replay can release what the program never freed.
+  void freeLiveObjects(std::vector<PlanOp>& out) const {
+    for (std::uint64_t id = 0; id < state_.size(); ++id) {
+      const std::uint8_t s = state_[id];
+      const auto oid = static_cast<std::uint32_t>(id);
+      if (s == kMallocFamily) out.push_back(PlanOp::make(OpKind::Free, oid));
+      else if (s == kNew) out.push_back(PlanOp::make(OpKind::Delete, oid));
+      else if (s >= kAlignedNew)
+        out.push_back(PlanOp::make(OpKind::DeleteAligned, oid, 0,
+                                   static_cast<std::uint8_t>(s - kAlignedNew)));
+    }
+  }
+
+  bool failed() const noexcept { return failed_; }
+  // The reader's error (with its byte offset), or the decoder's own (too many objects).
+  std::string errorMessage() const {
+    if (!ownError_.empty()) return ownError_;
+    return reader_.error().message();
+  }
+  const PlanCounts& counts() const noexcept { return counts_; }
+  // Requested size of every object, by id (the replay loop reads it for realloc and verify).
+  const std::uint64_t* sizes() const noexcept { return sizes_.data(); }
+  std::uint64_t objectCapacity() const noexcept { return sizes_.size(); }
+
+ private:
+  // Per-object state: dead, a live reap, or a live object and the family that freeing it
+  // must use: the malloc family, operator new, or aligned new (kAlignedNew + log2).
+  static constexpr std::uint8_t kDead = 0;
+  static constexpr std::uint8_t kReap = 1;
+  static constexpr std::uint8_t kMallocFamily = 2;
+  static constexpr std::uint8_t kNew = 3;
+  static constexpr std::uint8_t kAlignedNew = 4;  // 4 + log2, up to 4 + 63
+
+  // Records a new live object and its live bytes.
+  void create(std::uint64_t id, std::uint64_t size, std::uint8_t family) {
+    sizes_[id] = size;
+    state_[id] = family;
+    counts_.liveBytes += size;
+    ++counts_.liveObjects;
+    if (counts_.liveBytes > counts_.peakLiveBytes) counts_.peakLiveBytes = counts_.liveBytes;
+  }
+
+  // Emits the free of a live object with the call matching how it was created.
+  void emitFree(std::uint64_t id, std::vector<PlanOp>& out) {
+    const std::uint8_t s = state_[id];
+    const auto oid = static_cast<std::uint32_t>(id);
+    if (s == kMallocFamily) out.push_back(PlanOp::make(OpKind::Free, oid));
+    else if (s == kNew) out.push_back(PlanOp::make(OpKind::Delete, oid));
+    else out.push_back(PlanOp::make(OpKind::DeleteAligned, oid, 0,
+                                    static_cast<std::uint8_t>(s - kAlignedNew)));
+    counts_.liveBytes -= sizes_[id];
+    --counts_.liveObjects;
+    state_[id] = kDead;
+  }
+
+  // Frees every live object of reap r and of the reaps under it, and destroys those reaps
+  // (r itself too when destroy is set). Iterative, so deep nesting cannot overflow the stack.
+  void clearReap(std::uint64_t r, bool destroy, std::vector<PlanOp>& out) {
+    std::vector<std::uint64_t> work{r};
+    while (!work.empty()) {
+      const std::uint64_t cur = work.back();
+      work.pop_back();
+      auto it = reaps_.find(cur);
+      if (it == reaps_.end()) continue;
+      ReapInfo info = std::move(it->second);
+      for (std::uint64_t o : info.objects)
+        if (state_[o] >= kMallocFamily) emitFree(o, out);
+      for (std::uint64_t c : info.children)
+        if (state_[c] == kReap) work.push_back(c);
+      if (cur != r || destroy) {
+        reaps_.erase(cur);
+        state_[cur] = kDead;
+      } else {
+        it = reaps_.find(cur);
+        it->second = ReapInfo{};
+      }
+    }
+  }
+
+  // Turns one trace event into operations for the replay thread of its recorded thread.
+  bool apply(const trace::Event& e, PlanWindow& w) {
+    std::vector<PlanOp>& out = w.ops[e.thread % threads_];
+    if (e.flags & trace::kFlagFailed) {
+      ++counts_.failedEvents;
+      // realloc(p, 0) that freed p and returned null: the old object is gone.
+      if (e.op == trace::Op::Realloc && e.target != trace::kNoObject && e.size == 0 &&
+          state_[e.target] >= kMallocFamily)
+        emitFree(e.target, out);
+      return true;
+    }
+    if (trace::opCreates(e.op)) {
+      if (e.object >= sizes_.size()) {
+        // The object table was sized from the trailer (or a counting pass): a trace that
+        // disagrees with its own trailer is corrupt, and must not write past the table.
+        ownError_ = "object " + std::to_string(e.object) + " at event " +
+                    std::to_string(counts_.events) + " is beyond the " +
+                    std::to_string(sizes_.size()) + " objects the trailer announces";
+        if (e.object >= kMaxReplayObjects)
+          ownError_ = "the trace has more than " + std::to_string(kMaxReplayObjects) +
+                      " objects, more than replay supports";
+        return false;
+      }
+      counts_.objects = e.object + 1;
+    }
+    const std::uint64_t size = e.size > PlanOp::kMaxSize ? PlanOp::kMaxSize : e.size;
+    const auto id = static_cast<std::uint32_t>(e.object);
+    switch (e.op) {
+      case trace::Op::Malloc:
+      case trace::Op::ReapMalloc:
+        out.push_back(PlanOp::make(OpKind::Malloc, id, size));
+        create(e.object, size, kMallocFamily);
+        w.allocatedBytes += size;
+        if (e.op == trace::Op::ReapMalloc && state_[e.target] == kReap)
+          reaps_[e.target].objects.push_back(e.object);
+        break;
+      case trace::Op::Calloc:
+        out.push_back(PlanOp::make(OpKind::Calloc, id, size));
+        create(e.object, size, kMallocFamily);
+        w.allocatedBytes += size;
+        break;
+      case trace::Op::Memalign:
+        out.push_back(PlanOp::make(OpKind::Memalign, id, size, e.alignLog2));
+        create(e.object, size, kMallocFamily);
+        w.allocatedBytes += size;
+        break;
+      case trace::Op::New:
+        if (e.flags & trace::kFlagAligned) {
+          out.push_back(PlanOp::make(OpKind::NewAligned, id, size, e.alignLog2));
+          create(e.object, size, static_cast<std::uint8_t>(kAlignedNew + e.alignLog2));
+        } else {
+          out.push_back(PlanOp::make(OpKind::New, id, size));
+          create(e.object, size, kNew);
+        }
+        w.allocatedBytes += size;
+        break;
+      case trace::Op::Realloc: {
+        const std::uint64_t old = e.target;
+        if (old != trace::kNoObject && state_[old] == kMallocFamily) {
+          out.push_back(PlanOp::make(OpKind::Realloc, id, size, 0, static_cast<std::uint32_t>(old)));
+          counts_.liveBytes -= sizes_[old];
+          --counts_.liveObjects;
+          state_[old] = kDead;
+        } else {
+          // realloc(NULL, n), or of an object not from malloc (or already freed): free it the
+          // way it was made, then allocate.
+          if (old != trace::kNoObject && state_[old] >= kMallocFamily) emitFree(old, out);
+          out.push_back(PlanOp::make(OpKind::Malloc, id, size));
+        }
+        create(e.object, size, kMallocFamily);
+        w.allocatedBytes += size;
+        break;
+      }
+      case trace::Op::Free:
+      case trace::Op::Delete:
+      case trace::Op::ReapFree:
+        if (e.object == trace::kNoObject) break;  // free(NULL): nothing to replay
+        if (state_[e.object] >= kMallocFamily) emitFree(e.object, out);
+        else ++counts_.ignoredFrees;
+        break;
+      case trace::Op::ReapCreate:
+        state_[e.object] = kReap;
+        reaps_[e.object];
+        if (e.target != trace::kNoObject && state_[e.target] == kReap)
+          reaps_[e.target].children.push_back(e.object);
+        break;
+      case trace::Op::ReapClear:
+        if (state_[e.target] == kReap) clearReap(e.target, false, out);
+        break;
+      case trace::Op::ReapDestroy:
+        if (state_[e.target] == kReap) clearReap(e.target, true, out);
+        break;
+    }
+    return true;
+  }
+
+  // What a reap holds: the objects allocated from it (some maybe freed since; skipped by
+  // their state) and the reaps created under it.
+  struct ReapInfo {
+    std::vector<std::uint64_t> objects;
+    std::vector<std::uint64_t> children;
+  };
+
+  trace::TraceReader<Source> reader_;
+  unsigned threads_;
+  std::vector<std::uint64_t> sizes_;
+  std::vector<std::uint8_t> state_;
+  std::unordered_map<std::uint64_t, ReapInfo> reaps_;
+  PlanCounts counts_;
+  std::string ownError_;
+  bool done_ = false;
+  bool failed_ = false;
+};
+
+}  // namespace strata::replay

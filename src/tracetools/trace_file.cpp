@@ -1,0 +1,57 @@
+// TraceFile (trace_file.hpp): a TraceWriter writing to a file, with exceptions naming it.
+#include "trace_file.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+namespace strata::tracetools {
+namespace {
+
+// Opens `path` for writing a trace, or throws naming it.
+int openForWriting(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) throw std::runtime_error(path + ": cannot create: " + std::strerror(errno));
+  return fd;
+}
+
+}  // namespace
+
+TraceFile::TraceFile(const std::string& path)
+    : path_(path), fd_(openForWriting(path)), buffer_(std::size_t{1} << 20),
+      writer_(buffer_.data(), buffer_.size(), trace::FdSink{fd_}) {
+  if (!writer_.ok()) {
+    const int err = errno;
+    ::close(fd_);
+    throw std::runtime_error(path_ + ": cannot write: " + std::strerror(err));
+  }
+}
+
+TraceFile::~TraceFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void TraceFile::fail() const {
+  throw std::runtime_error(path_ + ": cannot write: " + std::strerror(errno));
+}
+
+std::uint64_t TraceFile::append(const trace::Event& e) {
+  const std::uint64_t r = writer_.append(e);
+  if (r == trace::TraceWriter<trace::FdSink>::kRejected) {
+    if (!writer_.ok()) fail();
+    throw std::logic_error(path_ + ": the trace writer rejected a malformed event");
+  }
+  return r;
+}
+
+void TraceFile::finish() {
+  if (!writer_.finish()) fail();
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) fail();
+}
+
+}  // namespace strata::tracetools

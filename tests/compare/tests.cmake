@@ -1,0 +1,33 @@
+# `strata compare` end to end (tests/compare/compare_test.cpp): the built `strata` executable
+# run with arguments, its tables, results.json, report.txt and plot files checked; plots.py
+# run on a hand-made results.json; bad input. The runs that preload an allocator (every
+# allocator but glibc, and recording a command) are skipped under STRATA_SANITIZE: a
+# sanitized program cannot take another malloc by LD_PRELOAD.
+if(TARGET strata_cli)
+  add_executable(compare_alloc_program ${CMAKE_CURRENT_LIST_DIR}/alloc_program.c)
+  target_compile_options(compare_alloc_program PRIVATE -O1 -Wall -Wextra -Werror)
+
+  add_executable(compare_test ${CMAKE_CURRENT_LIST_DIR}/compare_test.cpp)
+  target_compile_options(compare_test PRIVATE -Wall -Wextra -Werror)
+  if(STRATA_SANITIZE)
+    set(strata_cmp_preload 0)
+  else()
+    set(strata_cmp_preload 1)
+  endif()
+  target_compile_definitions(compare_test PRIVATE
+    STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>"
+    STRATA_PLOTS_PATH="${CMAKE_BINARY_DIR}/share/strata/plots.py"
+    STRATA_TEST_PROGRAM="$<TARGET_FILE:compare_alloc_program>"
+    STRATA_TEST_PRELOAD=${strata_cmp_preload})
+  target_link_libraries(compare_test PRIVATE strata::strata strata_tracetools
+    GTest::gtest GTest::gtest_main)
+  add_dependencies(compare_test strata_cli compare_alloc_program strata_plots_script)
+  # What the runs use: the replayer, the recorder and the allocators' libraries.
+  foreach(strata_cmp_dep strata_replayer strata_record strata_malloc
+          strata_malloc_lea strata_malloc_kingsley)
+    if(TARGET ${strata_cmp_dep})
+      add_dependencies(compare_test ${strata_cmp_dep})
+    endif()
+  endforeach()
+  gtest_discover_tests(compare_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
+endif()

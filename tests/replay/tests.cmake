@@ -1,0 +1,26 @@
+# Replay (src/replay): replay_test checks the plan decoder and the replay loop in-process and,
+# when the `strata` command is built, `strata replay` end to end (STRATA_CLI_PATH). Replays on
+# other allocators go by LD_PRELOAD into strata-replayer, which a sanitized build cannot take,
+# so those run only without STRATA_SANITIZE (STRATA_TEST_PRELOAD).
+if(TARGET strata_replay)
+  add_executable(replay_test ${CMAKE_CURRENT_LIST_DIR}/replay_test.cpp)
+  target_compile_options(replay_test PRIVATE -Wall -Wextra -Werror)
+  target_link_libraries(replay_test PRIVATE strata_replay GTest::gtest GTest::gtest_main)
+  if(TARGET strata_cli)
+    target_compile_definitions(replay_test PRIVATE STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>")
+    add_dependencies(replay_test strata_cli)
+    if(NOT STRATA_SANITIZE)
+      # broken_malloc: an allocator that hands out overlapping blocks, to show --verify fails.
+      add_library(replay_broken_malloc SHARED ${CMAKE_CURRENT_LIST_DIR}/broken_malloc.c)
+      target_compile_options(replay_broken_malloc PRIVATE -Wall -Wextra -Werror)
+      add_dependencies(replay_test replay_broken_malloc)
+      target_compile_definitions(replay_test PRIVATE STRATA_TEST_PRELOAD=1
+        STRATA_TEST_BROKEN_MALLOC="$<TARGET_FILE:replay_broken_malloc>"
+        STRATA_TEST_REPLAYER="$<TARGET_FILE:strata_replayer>")
+      if(TARGET strata_malloc)
+        add_dependencies(replay_test strata_malloc)
+      endif()
+    endif()
+  endif()
+  gtest_discover_tests(replay_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
+endif()

@@ -1,0 +1,45 @@
+# The trace tools (src/tracetools): statistics, the bundled workloads, mtrace import/export
+# (tracetools_test, linked to the library), and `strata stats|generate|import|export` run as
+# a user runs them (tracetools_cli_test, on the built executable).
+#
+# mtrace_test makes a real glibc mtrace: mtrace_program is run with libc_malloc_debug.so.0 in
+# LD_PRELOAD. It is built without sanitizers even in a STRATA_SANITIZE build (an ASan program
+# cannot take a preloaded malloc and glibc's hooks would not see ASan's allocations), so the
+# test runs in every build; it skips visibly when the library is not installed.
+find_file(STRATA_LIBC_MALLOC_DEBUG libc_malloc_debug.so.0
+  PATHS /lib/${CMAKE_LIBRARY_ARCHITECTURE} /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE} /lib64 /usr/lib64
+        /lib /usr/lib
+  NO_DEFAULT_PATH)
+if(NOT STRATA_LIBC_MALLOC_DEBUG)
+  set(STRATA_LIBC_MALLOC_DEBUG "")
+endif()
+
+add_executable(mtrace_program ${CMAKE_CURRENT_LIST_DIR}/mtrace_program.c)
+set_target_properties(mtrace_program PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON)
+# -O0 -fno-builtin: every allocation call happens as written.
+target_compile_options(mtrace_program PRIVATE -Wall -Wextra -Werror -O0 -fno-builtin
+                                              -fno-sanitize=all)
+target_link_options(mtrace_program PRIVATE -fno-sanitize=all)
+
+add_executable(tracetools_test
+  ${CMAKE_CURRENT_LIST_DIR}/trace_stats_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/workloads_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/mtrace_test.cpp)
+target_compile_options(tracetools_test PRIVATE -Wall -Wextra -Werror)
+target_compile_definitions(tracetools_test PRIVATE
+  STRATA_MTRACE_PROGRAM="$<TARGET_FILE:mtrace_program>"
+  STRATA_LIBC_MALLOC_DEBUG="${STRATA_LIBC_MALLOC_DEBUG}")
+target_include_directories(tracetools_test PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+target_link_libraries(tracetools_test PRIVATE strata_tracetools GTest::gtest GTest::gtest_main)
+add_dependencies(tracetools_test mtrace_program)
+gtest_discover_tests(tracetools_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
+
+if(TARGET strata_cli)
+  add_executable(tracetools_cli_test ${CMAKE_CURRENT_LIST_DIR}/tracetools_cli_test.cpp)
+  target_compile_options(tracetools_cli_test PRIVATE -Wall -Wextra -Werror)
+  target_compile_definitions(tracetools_cli_test PRIVATE STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>")
+  target_include_directories(tracetools_cli_test PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+  target_link_libraries(tracetools_cli_test PRIVATE strata::strata GTest::gtest GTest::gtest_main)
+  add_dependencies(tracetools_cli_test strata_cli)
+  gtest_discover_tests(tracetools_cli_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
+endif()
