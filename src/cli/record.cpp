@@ -1,14 +1,318 @@
-// Placeholder for `strata record` while it is being written (issue 5).
-#include <cstdio>
+// `strata record [-o FILE] -- COMMAND [ARGS...]`: runs COMMAND with the recorder
+// (libstrata-record.so, src/record/) preloaded, waits for it, prints what was recorded, and
+// exits with COMMAND's status. docs/recording.md describes the recorder.
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "allocator_registry.hpp"
 #include "command.hpp"
+#include "strata/trace/reader.hpp"
 
 namespace strata::cli {
 namespace {
-int runRecord(std::span<char* const>) {
-  std::fputs("strata record: not built yet\n", stderr);
+
+constexpr std::string_view kHelp =
+    "usage: strata record [-o FILE] [--clock fine|coarse] -- COMMAND [ARGS...]\n"
+    "\n"
+    "Runs COMMAND with Strata's recorder preloaded and writes every malloc, calloc, realloc,\n"
+    "free, aligned allocation and operator new/delete it makes (and its reap/region calls when\n"
+    "it uses Strata's C APIs), with the thread and time of each, to a trace file that\n"
+    "`strata stats`, `strata replay` and `strata compare` read.\n"
+    "\n"
+    "  -o FILE, --output FILE   the trace file (default: <name of COMMAND>.trace here)\n"
+    "  --clock fine|coarse      the time stamps: fine (default) is CLOCK_MONOTONIC, to the\n"
+    "                           nanosecond; coarse is CLOCK_MONOTONIC_COARSE, cheaper to read\n"
+    "                           but advancing only every kernel tick (1-4 ms)\n"
+    "\n"
+    "Every other process COMMAND starts (fork, or programs it runs) writes FILE.<pid>. A\n"
+    "program that crashes, is killed or calls _exit leaves a valid trace of everything up to\n"
+    "that point. A summary of each trace written goes to stderr.\n"
+    "\n"
+    "Exit status: COMMAND's (128+N when it was killed by signal N); 127 when COMMAND is not\n"
+    "found, 126 when it cannot be executed; 2 for a wrong invocation or when the recorder\n"
+    "library is not built; 1 when FILE cannot be written.\n"
+    "\n"
+    "example: strata record -o ls.trace -- ls -l /usr\n";
+
+constexpr const char* kRecorderLibrary = "libstrata-record.so";
+
+// Reports a wrong invocation with the usage line; exit status 2.
+int usageError(const std::string& why) {
+  std::fprintf(stderr, "strata record: %s\n%.*s", why.c_str(),
+               static_cast<int>(kHelp.find('\n') + 1), kHelp.data());
   return 2;
 }
+
+// `path` made absolute against the current directory, so the program may chdir.
+std::string absolutePath(const std::string& path) {
+  if (!path.empty() && path[0] == '/') return path;
+  std::vector<char> cwd(4096);
+  while (::getcwd(cwd.data(), cwd.size()) == nullptr) {
+    if (errno != ERANGE) return path;
+    cwd.resize(cwd.size() * 2);
+  }
+  std::string dir = cwd.data();
+  if (dir.empty() || dir.back() != '/') dir += '/';
+  return dir + path;
+}
+
+// The last component of a path ("a/b/prog" -> "prog").
+std::string baseName(std::string_view path) {
+  while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
+  const std::size_t slash = path.rfind('/');
+  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
+}
+
+// A trace written by this run: the file, and the pid of the process that wrote it (0 for
+// the main FILE).
+struct TraceFile {
+  std::string path;
+  long pid = 0;
+};
+
+// Whether `path` holds data and was modified at or after `since` (this run wrote it).
+bool writtenSince(const std::string& path, const timespec& since) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || st.st_size == 0) return false;
+  return st.st_mtim.tv_sec > since.tv_sec ||
+         (st.st_mtim.tv_sec == since.tv_sec && st.st_mtim.tv_nsec >= since.tv_nsec);
+}
+
+// The traces this run wrote: FILE, then FILE.<pid> of the other processes in pid order.
+std::vector<TraceFile> tracesWritten(const std::string& file, const timespec& since) {
+  std::vector<TraceFile> out;
+  if (writtenSince(file, since)) out.push_back({file, 0});
+  const std::size_t slash = file.rfind('/');
+  const std::string dir = file.substr(0, slash == 0 ? 1 : slash);
+  const std::string prefix = file.substr(slash + 1) + ".";
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return out;
+  std::vector<TraceFile> children;
+  while (const dirent* ent = ::readdir(d)) {
+    const std::string_view name = ent->d_name;
+    if (!name.starts_with(prefix) || name.size() == prefix.size()) continue;
+    const std::string_view digits = name.substr(prefix.size());
+    if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      continue;
+    const std::string path = (dir == "/" ? "" : dir) + "/" + std::string(name);
+    if (writtenSince(path, since)) children.push_back({path, std::strtol(digits.data(), nullptr, 10)});
+  }
+  ::closedir(d);
+  std::sort(children.begin(), children.end(),
+            [](const TraceFile& a, const TraceFile& b) { return a.pid < b.pid; });
+  out.insert(out.end(), children.begin(), children.end());
+  return out;
+}
+
+// Reads one trace back and prints its line of the summary. False when it does not read.
+bool summarise(const TraceFile& t) {
+  const int fd = ::open(t.path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    std::fprintf(stderr, "strata record: cannot read %s: %s\n", t.path.c_str(), std::strerror(errno));
+    return false;
+  }
+  trace::TraceReader<trace::FdSource> reader(trace::FdSource{fd});
+  trace::Event e;
+  trace::ReadStatus s;
+  while ((s = reader.next(e)) == trace::ReadStatus::Event) {
+  }
+  ::close(fd);
+  if (s == trace::ReadStatus::Error) {
+    std::fprintf(stderr, "strata record: %s: %s\n", t.path.c_str(), reader.error().message().c_str());
+    return false;
+  }
+  std::fprintf(stderr,
+               "strata record: %s%s: %llu events, %llu objects, %llu threads, %llu bytes, %s\n",
+               t.path.c_str(),
+               t.pid != 0 ? (" (process " + std::to_string(t.pid) + ")").c_str() : "",
+               static_cast<unsigned long long>(reader.eventsRead()),
+               static_cast<unsigned long long>(reader.objects()),
+               static_cast<unsigned long long>(reader.threads()),
+               static_cast<unsigned long long>(reader.bytesRead()),
+               reader.complete() ? "complete"
+                                 : "incomplete (no trailer: the process crashed or was killed; "
+                                   "every event up to its last write is there)");
+  return true;
+}
+
+// In the child: environment for the recorder, then exec. On failure, sends errno through
+// the pipe and exits 127.
+[[noreturn]] void execRecorded(char* const* command, const std::string& preload,
+                               const std::string& file, const std::string& clock, int errPipe) {
+  if (!clock.empty()) ::setenv("STRATA_TRACE_CLOCK", clock.c_str(), 1);
+  ::setenv("LD_PRELOAD", preload.c_str(), 1);
+  ::setenv("STRATA_TRACE_FILE", file.c_str(), 1);
+  ::setenv("STRATA_TRACE_PID", std::to_string(::getpid()).c_str(), 1);
+  ::execvp(command[0], command);
+  const int err = errno;
+  const ssize_t ignored = ::write(errPipe, &err, sizeof err);
+  (void)ignored;
+  ::_exit(127);
+}
+
+// Parses the arguments, runs the command under the recorder and reports; see kHelp.
+int runRecord(std::span<char* const> args) {
+  std::string output, clock;
+  std::size_t i = 0;
+  for (; i < args.size(); ++i) {
+    const std::string_view a = args[i];
+    if (a == "--") break;
+    if (a == "-o" || a == "--output") {
+      if (i + 1 >= args.size()) return usageError(std::string(a) + " needs a FILE");
+      output = args[++i];
+      if (output.empty()) return usageError("the output FILE is empty");
+    } else if (a == "--clock" || a.starts_with("--clock=")) {
+      if (a == "--clock") {
+        if (i + 1 >= args.size()) return usageError("--clock needs fine or coarse");
+        clock = args[++i];
+      } else {
+        clock = a.substr(std::strlen("--clock="));
+      }
+      if (clock != "fine" && clock != "coarse")
+        return usageError("--clock takes fine or coarse, not '" + clock + "'");
+    } else if (a.starts_with("--output=")) {
+      output = a.substr(std::strlen("--output="));
+      if (output.empty()) return usageError("the output FILE is empty");
+    } else if (a.starts_with("-")) {
+      return usageError("unknown option '" + std::string(a) + "'");
+    } else {
+      return usageError("missing '--' before the command '" + std::string(a) + "'");
+    }
+  }
+  if (i >= args.size()) return usageError("missing '--' and the COMMAND to record");
+  if (i + 1 >= args.size()) return usageError("missing the COMMAND to record after '--'");
+  char* const* command = args.data() + i + 1;  // null-terminated: a view of main's argv
+  if (command[0][0] == '\0') return usageError("the COMMAND is empty");
+  if (output.empty()) output = baseName(command[0]) + ".trace";
+  const std::string file = absolutePath(output);
+
+  const std::string libDir = defaultSearchDirs().strata;
+  const std::string library = libDir + "/" + kRecorderLibrary;
+  if (::access(library.c_str(), R_OK) != 0) {
+    std::fprintf(stderr,
+                 "strata record: the recorder %s is not built (looked in %s): build the CMake "
+                 "target strata_record, or set STRATA_LIB_DIR to the directory holding it\n",
+                 kRecorderLibrary, libDir.c_str());
+    return 2;
+  }
+  if (library.find_first_of(": \t") != std::string::npos) {
+    std::fprintf(stderr, "strata record: the library path '%s' holds a space or colon, which "
+                 "LD_PRELOAD cannot carry\n", library.c_str());
+    return 2;
+  }
+  std::string preload = library;
+  if (const char* existing = std::getenv("LD_PRELOAD"); existing != nullptr && existing[0] != '\0')
+    preload += std::string(":") + existing;
+
+  // Fail early and clearly when FILE cannot be written (the recorder would only warn); left
+  // empty, so that a FILE with data afterwards is this run's.
+  const int probe = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (probe < 0) {
+    std::fprintf(stderr, "strata record: cannot write %s: %s\n", file.c_str(), std::strerror(errno));
+    return 1;
+  }
+  ::close(probe);
+
+  timespec start{};
+  ::clock_gettime(CLOCK_REALTIME, &start);
+  // File times come from the kernel's coarse clock, a tick behind this one.
+  start.tv_nsec -= 50000000;
+  if (start.tv_nsec < 0) {
+    start.tv_nsec += 1000000000;
+    start.tv_sec -= 1;
+  }
+  int errPipe[2];
+  if (::pipe2(errPipe, O_CLOEXEC) != 0) {
+    std::fprintf(stderr, "strata record: pipe: %s\n", std::strerror(errno));
+    return 1;
+  }
+  std::fflush(nullptr);
+  const pid_t child = ::fork();
+  if (child < 0) {
+    std::fprintf(stderr, "strata record: fork: %s\n", std::strerror(errno));
+    return 1;
+  }
+  if (child == 0) {
+    ::close(errPipe[0]);
+    execRecorded(command, preload, file, clock, errPipe[1]);
+  }
+  ::close(errPipe[1]);
+  // Ctrl-C and Ctrl-\ reach the whole foreground group: the program decides what they do,
+  // and strata stays to report and pass its status on.
+  struct sigaction ignore {}, oldInt{}, oldQuit{};
+  ignore.sa_handler = SIG_IGN;
+  ::sigaction(SIGINT, &ignore, &oldInt);
+  ::sigaction(SIGQUIT, &ignore, &oldQuit);
+  int execErr = 0;
+  ssize_t got;
+  while ((got = ::read(errPipe[0], &execErr, sizeof execErr)) < 0 && errno == EINTR) {
+  }
+  ::close(errPipe[0]);
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  ::sigaction(SIGINT, &oldInt, nullptr);
+  ::sigaction(SIGQUIT, &oldQuit, nullptr);
+  if (got == static_cast<ssize_t>(sizeof execErr)) {
+    if (execErr == ENOENT || execErr == ENOTDIR) {
+      std::fprintf(stderr, "strata record: %s: command not found\n", command[0]);
+      return 127;
+    }
+    std::fprintf(stderr, "strata record: cannot execute %s: %s\n", command[0], std::strerror(execErr));
+    return 126;
+  }
+
+  int exitStatus;
+  if (WIFSIGNALED(status)) {
+    exitStatus = 128 + WTERMSIG(status);
+    std::fprintf(stderr, "strata record: %s was killed by signal %d (%s)\n", command[0],
+                 WTERMSIG(status), strsignal(WTERMSIG(status)));
+  } else {
+    exitStatus = WEXITSTATUS(status);
+    if (exitStatus != 0)
+      std::fprintf(stderr, "strata record: %s exited with status %d\n", command[0], exitStatus);
+  }
+  const std::vector<TraceFile> traces = tracesWritten(file, start);
+  if (traces.empty() || traces.front().pid != 0)
+    std::fprintf(stderr,
+                 "strata record: %s was not written: the recorder did not start in %s (a "
+                 "statically linked or set-user-ID program ignores LD_PRELOAD)\n",
+                 file.c_str(), command[0]);
+  // Each trace listed is read back (a bad one is reported); with many processes only FILE
+  // and the first kListed others are listed, the rest counted.
+  constexpr std::size_t kListed = 10;
+  std::size_t listed = 0, others = 0;
+  for (const TraceFile& t : traces) {
+    if (t.pid == 0 || listed < kListed) {
+      if (t.pid != 0) ++listed;
+      summarise(t);
+    } else {
+      ++others;
+    }
+  }
+  if (others != 0)
+    std::fprintf(stderr, "strata record: and %zu more traces %s.<pid> from other processes\n",
+                 others, file.c_str());
+  return exitStatus;
+}
+
 }  // namespace
-const Command kRecordCommand{"record", "(being written)", "usage: strata record\n", runRecord};
+
+const Command kRecordCommand{"record", "record a program's allocations into a trace file", kHelp,
+                             &runRecord};
+
 }  // namespace strata::cli

@@ -1,0 +1,268 @@
+// record_overhead: what recording costs. Runs preload_workload (the allocation-heavy
+// program beside this one, see preload_workload.cpp) on glibc malloc with and without the
+// recorder (libstrata-record.so) preloaded, alternating the two in each round, and prints per
+// workload the median workload time of each, the median of the per-round ratios
+// (recorded / plain; the target is under 2x), and the trace it wrote: events,
+// bytes, bytes per event, and events per second while recording.
+//
+//   record_overhead                         every workload, 5 rounds (about a minute)
+//   record_overhead --quick                 1/20 size, 3 rounds
+//   record_overhead --runs 9 --workload churn-1t
+//
+// STRATA_TRACE_CLOCK=coarse in the environment measures the recorder with its coarse clock.
+// The time is preload_workload's own (the workload only: start-up, the recorder's set-up
+// and its final flush at exit are outside it), so the ratio is the cost per allocation
+// call. The recorder is found in $STRATA_LIB_DIR or <dir of this program>/../lib; traces go
+// to a temporary directory and are deleted.
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "measure.hpp"
+#include "strata/trace/reader.hpp"
+#include "table_options.hpp"
+
+extern char** environ;
+
+namespace ro {
+
+// One workload variant of preload_workload.
+struct Workload {
+  const char* name;
+  int threads;
+  std::string label() const { return std::string(name) + "-" + std::to_string(threads) + "t"; }
+};
+
+constexpr Workload kWorkloads[] = {
+    {"churn", 1}, {"churn", 2}, {"server", 1}, {"server", 2},
+    {"grow-shrink", 1}, {"grow-shrink", 2}, {"tiny", 1}, {"tiny", 2},
+};
+
+// One run: the workload's time, and for a recorded run the trace's figures.
+struct Sample {
+  bool ok = false;
+  double ms = 0;
+  double cpuMs = 0;  // user + system time of the whole process (start-up and exit included)
+  unsigned long long events = 0, bytes = 0;
+  std::string error;
+};
+
+// The directory holding this program.
+std::string programDirectory() {
+  char buf[4096];
+  const ssize_t len = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (len <= 0) return ".";
+  buf[len] = '\0';
+  std::string p = buf;
+  return p.substr(0, p.rfind('/'));
+}
+
+// Reads a trace back: its event count and size. False (with why) when it does not read.
+bool readTraceFigures(const std::string& path, Sample& s) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    s.error = "no trace written";
+    return false;
+  }
+  strata::trace::TraceReader<strata::trace::FdSource> r(strata::trace::FdSource{fd});
+  strata::trace::Event e;
+  strata::trace::ReadStatus st;
+  while ((st = r.next(e)) == strata::trace::ReadStatus::Event) {
+  }
+  ::close(fd);
+  if (st == strata::trace::ReadStatus::Error) {
+    s.error = "bad trace: " + r.error().message();
+    return false;
+  }
+  if (!r.complete()) {
+    s.error = "trace has no trailer";
+    return false;
+  }
+  s.events = r.eventsRead();
+  s.bytes = r.bytesRead();
+  return true;
+}
+
+// Runs preload_workload once, with the recorder preloaded when recorder is not empty (trace
+// to tracePath, read back and deleted).
+Sample runOnce(const std::string& program, const Workload& w, double scale,
+               const std::string& recorder, const std::string& tracePath) {
+  Sample s;
+  std::vector<std::string> env;
+  for (char** e = environ; *e != nullptr; ++e)
+    if (std::strncmp(*e, "LD_PRELOAD=", 11) != 0 && std::strncmp(*e, "STRATA_TRACE_FILE=", 18) != 0 &&
+        std::strncmp(*e, "STRATA_TRACE_PID=", 17) != 0)
+      env.emplace_back(*e);
+  if (!recorder.empty()) {
+    env.push_back("LD_PRELOAD=" + recorder);
+    env.push_back("STRATA_TRACE_FILE=" + tracePath);
+  }
+  std::vector<char*> envp;
+  for (std::string& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  const std::string threads = std::to_string(w.threads);
+  char scaleText[32];
+  std::snprintf(scaleText, sizeof scaleText, "%g", scale);
+  char* argv[] = {const_cast<char*>(program.c_str()), const_cast<char*>(w.name),
+                  const_cast<char*>(threads.c_str()), scaleText, nullptr};
+  int fds[2];
+  if (::pipe(fds) != 0) {
+    s.error = "pipe failed";
+    return s;
+  }
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    s.error = "fork failed";
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return s;
+  }
+  if (pid == 0) {
+    ::dup2(fds[1], 1);
+    ::close(fds[0]);
+    ::close(fds[1]);
+    ::execve(program.c_str(), argv, envp.data());
+    ::_exit(126);
+  }
+  ::close(fds[1]);
+  std::string out;
+  char buf[4096];
+  for (ssize_t got; (got = ::read(fds[0], buf, sizeof buf)) != 0;) {
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    out.append(buf, static_cast<std::size_t>(got));
+  }
+  ::close(fds[0]);
+  int status = 0;
+  struct rusage usage {};
+  while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
+  }
+  s.cpuMs = (static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1e3 +
+             static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e3);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    s.error = WIFSIGNALED(status) ? "killed by signal " + std::to_string(WTERMSIG(status))
+                                  : "exit status " + std::to_string(WEXITSTATUS(status));
+    return s;
+  }
+  const std::size_t t = out.find("time_ms ");
+  if (t == std::string::npos) {
+    s.error = "no report";
+    return s;
+  }
+  s.ms = std::strtod(out.c_str() + t + 8, nullptr);
+  if (!recorder.empty()) {
+    if (out.find("libstrata-record.so") == std::string::npos) {
+      s.error = "the recorder was not in effect";
+      return s;
+    }
+    const bool read = readTraceFigures(tracePath, s);
+    ::unlink(tracePath.c_str());
+    if (!read) return s;
+  }
+  s.ok = true;
+  return s;
+}
+
+const strata::bench::TableProgram kProgram{
+    "record_overhead", "record_overhead [--quick] [--runs N] [--workload NAME]",
+    "churn server grow-shrink tiny (both thread counts), or one variant: churn-1t, tiny-2t, ...",
+    "preload_workload with and without the recorder: time ratio and trace size", false};
+
+}  // namespace ro
+
+int main(int argc, char** argv) {
+  using namespace ro;
+#if defined(__SANITIZE_ADDRESS__)
+  std::fputs("record_overhead: built with AddressSanitizer, which owns malloc; nothing can be "
+             "preloaded. Use a build without STRATA_SANITIZE.\n",
+             stderr);
+  return 2;
+#endif
+  const strata::bench::TableOptions opt = strata::bench::parseTableOptions(kProgram, argc, argv);
+  const double scale = opt.quick ? 0.05 : 1.0;
+  const std::string dir = programDirectory();
+  const std::string program = dir + "/preload_workload";
+  if (::access(program.c_str(), X_OK) != 0)
+    strata::bench::tableUsage(kProgram, (program + " not found: build preload_workload").c_str());
+  const char* libDir = std::getenv("STRATA_LIB_DIR");
+  const std::string recorder =
+      std::string(libDir != nullptr && libDir[0] != '\0' ? libDir : dir + "/../lib") +
+      "/libstrata-record.so";
+  if (::access(recorder.c_str(), R_OK) != 0)
+    strata::bench::tableUsage(kProgram,
+                              (recorder + " not found: build the CMake target strata_record").c_str());
+  char tmpl[] = "/tmp/record-overhead-XXXXXX";
+  if (::mkdtemp(tmpl) == nullptr) {
+    std::perror("record_overhead: mkdtemp");
+    return 1;
+  }
+  const std::string tracePath = std::string(tmpl) + "/w.trace";
+
+  std::vector<const Workload*> workloads;
+  for (const Workload& w : kWorkloads)
+    if (opt.workload.empty() || opt.workload == w.name || opt.workload == w.label())
+      workloads.push_back(&w);
+  if (workloads.empty()) strata::bench::tableUsage(kProgram, ("no workload named " + opt.workload).c_str());
+
+  std::printf("Recording overhead on preload_workload (glibc malloc): median of %d rounds%s\n",
+              opt.runs, opt.quick ? " (--quick: 1/20 size)" : "");
+  const char* clock = std::getenv("STRATA_TRACE_CLOCK");
+  std::printf("recorder: %s, clock %s (STRATA_TRACE_CLOCK)\n", recorder.c_str(),
+              clock != nullptr && std::strcmp(clock, "coarse") == 0 ? "coarse" : "fine");
+  std::printf("ms = the workload's wall time; ratio = median over the rounds of recorded/plain "
+              "within each round (target < 2);\ncpu ratio = the same for the process's user+system "
+              "time (less disturbed by other load on the machine)\n\n");
+  std::printf("%-15s %9s %9s %6s %6s %10s %9s %8s %9s\n", "workload", "plain ms", "rec. ms",
+              "ratio", "cpu", "events", "trace MiB", "B/event", "Mevents/s");
+  int failures = 0;
+  for (const Workload* w : workloads) {
+    std::vector<double> plain, rec, ratios, cpuRatios;
+    Sample last;
+    std::string error;
+    for (int round = 0; round < opt.runs; ++round) {
+      // Alternate which goes first, so drift in the machine's speed cancels.
+      Sample p, r;
+      if (round % 2 == 0) {
+        p = runOnce(program, *w, scale, "", tracePath);
+        r = runOnce(program, *w, scale, recorder, tracePath);
+      } else {
+        r = runOnce(program, *w, scale, recorder, tracePath);
+        p = runOnce(program, *w, scale, "", tracePath);
+      }
+      if (!p.ok || !r.ok) {
+        error = !p.ok ? "plain: " + p.error : "recorded: " + r.error;
+        continue;
+      }
+      plain.push_back(p.ms);
+      rec.push_back(r.ms);
+      ratios.push_back(r.ms / p.ms);
+      cpuRatios.push_back(r.cpuMs / p.cpuMs);
+      last = r;
+    }
+    if (ratios.empty()) {
+      std::printf("%-15s failed: %s\n", w->label().c_str(), error.c_str());
+      ++failures;
+      continue;
+    }
+    const double recMs = strata::bench::median(rec);
+    std::printf("%-15s %9.1f %9.1f %6.2f %6.2f %10llu %9.1f %8.2f %9.1f\n", w->label().c_str(),
+                strata::bench::median(plain), recMs, strata::bench::median(ratios),
+                strata::bench::median(cpuRatios), last.events,
+                static_cast<double>(last.bytes) / (1024.0 * 1024.0),
+                static_cast<double>(last.bytes) / static_cast<double>(last.events),
+                static_cast<double>(last.events) / (recMs * 1000.0));
+  }
+  ::rmdir(tmpl);
+  return failures == 0 ? 0 : 1;
+}

@@ -1,0 +1,1277 @@
+// libstrata-record.so: the allocation recorder that `strata record` preloads into a program.
+//
+// It interposes malloc, calloc, realloc, reallocarray, free, the aligned entry points, every
+// operator new/delete, and the Strata C APIs (<strata/reap.h>, <strata/region.h>) when the
+// program uses them; forwards each call to the real implementation (glibc's __libc_* functions,
+// or dlsym(RTLD_NEXT) for the Strata APIs) and logs one event per call into a trace
+// (docs/trace-format.md) through a single TraceWriter<FdSink> under one lock. Addresses are
+// turned into dense object ids by an open-addressing hash table in mmap memory, so the
+// recorder never calls the malloc it records. docs/recording.md describes the behaviour
+// (file names, fork, exec, crashes) and the limits.
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <new>
+
+#include "strata/trace/writer.hpp"
+
+#define STRATA_EXPORT extern "C" __attribute__((visibility("default")))
+
+extern "C" {
+void* __libc_malloc(size_t);
+void* __libc_calloc(size_t, size_t);
+void* __libc_realloc(void*, size_t);
+void __libc_free(void*);
+void* __libc_memalign(size_t, size_t);
+void* __libc_valloc(size_t);
+void* __libc_pvalloc(size_t);
+}
+
+namespace {
+
+using strata::trace::Event;
+using strata::trace::FdSink;
+using strata::trace::kFlagAligned;
+using strata::trace::kFlagFailed;
+using strata::trace::kFlagNull;
+using strata::trace::kNoObject;
+using strata::trace::Op;
+using Writer = strata::trace::TraceWriter<FdSink>;
+
+// Chunk buffer: events are written out every 256 KiB (about 50 000 events), so a SIGKILL
+// loses at most that much and every earlier chunk is valid on disk.
+constexpr size_t kBufferBytes = size_t{256} << 10;
+constexpr size_t kInitialMapSlots = size_t{1} << 16;
+
+// Anonymous private memory straight from the kernel: the recorder's own memory never comes
+// from the malloc it records. Returns nullptr on failure.
+void* mapPages(size_t bytes) {
+  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return p == MAP_FAILED ? nullptr : p;
+}
+
+// One live address the trace knows: the object (or reap) id it got, its requested size, and
+// `meta`: bits 0-47 the id + 1 of the reap it came from (0: none), bit 48 set for a reap
+// handle (then `size` holds the parent reap's id, or kNoObject), bits 56-63 alignment log2.
+struct Entry {
+  uintptr_t addr;
+  uint64_t id;
+  uint64_t size;
+  uint64_t meta;
+};
+constexpr uint64_t kReapBit = uint64_t{1} << 48;
+constexpr uint64_t kReapIdMask = kReapBit - 1;
+
+uint64_t makeMeta(uint64_t reap, bool isReap, unsigned alignLog2) {
+  return (reap == kNoObject ? 0 : (reap + 1) & kReapIdMask) | (isReap ? kReapBit : 0) |
+         (uint64_t{alignLog2} << 56);
+}
+uint64_t metaReap(uint64_t meta) {
+  const uint64_t r = meta & kReapIdMask;
+  return r == 0 ? kNoObject : r - 1;
+}
+bool metaIsReap(uint64_t meta) { return (meta & kReapBit) != 0; }
+unsigned metaAlign(uint64_t meta) { return static_cast<unsigned>(meta >> 56); }
+
+// Memory for the address table: 2 MiB-aligned and marked MADV_HUGEPAGE when it is that large,
+// because lookups land at random in a table that grows with the live objects, and with 4 KiB
+// pages nearly every one of them also misses the TLB (very costly under a hypervisor's
+// nested paging). Returns nullptr on failure; the result is unmapped with munmap(p, bytes).
+void* mapTable(size_t bytes) {
+  constexpr size_t kHuge = size_t{2} << 20;
+  if (bytes < kHuge) return mapPages(bytes);
+  auto* raw = static_cast<unsigned char*>(mapPages(bytes + kHuge));
+  if (raw == nullptr) return nullptr;
+  const uintptr_t start = (reinterpret_cast<uintptr_t>(raw) + kHuge - 1) & ~(kHuge - 1);
+  unsigned char* p = reinterpret_cast<unsigned char*>(start);
+  if (p != raw) ::munmap(raw, static_cast<size_t>(p - raw));
+  const size_t tail = static_cast<size_t>((raw + bytes + kHuge) - (p + bytes));
+  if (tail != 0) ::munmap(p + bytes, tail);
+  ::madvise(p, bytes, MADV_HUGEPAGE);
+  return p;
+}
+
+// Address -> Entry: open addressing with linear probing and backward-shift deletion (no
+// tombstones, so a long run of malloc/free does not degrade it), kept at most half full and
+// doubled by rehashing into a fresh mapping. Lookup, insert and erase are one multiply-shift
+// hash and usually one cache line. Not thread-safe: used under the recorder's lock.
+class AddressMap {
+ public:
+  bool init(size_t slots) {
+    slots_ = static_cast<Entry*>(mapTable(slots * sizeof(Entry)));
+    if (slots_ == nullptr) return false;
+    mask_ = slots - 1;
+    shift_ = 64 - static_cast<unsigned>(__builtin_ctzll(slots));
+    count_ = 0;
+    return true;
+  }
+  // The entry for addr, or nullptr.
+  Entry* find(uintptr_t addr) {
+    for (size_t i = home(addr);; i = (i + 1) & mask_) {
+      if (slots_[i].addr == addr) return &slots_[i];
+      if (slots_[i].addr == 0) return nullptr;
+    }
+  }
+  // Adds e, replacing an entry with the same address. False when the table could not grow.
+  bool insert(const Entry& e) {
+    if ((count_ + 1) * 2 > mask_ + 1 && !grow()) return false;
+    size_t i = home(e.addr);
+    for (; slots_[i].addr != 0; i = (i + 1) & mask_) {
+      if (slots_[i].addr == e.addr) {
+        slots_[i] = e;
+        return true;
+      }
+    }
+    slots_[i] = e;
+    ++count_;
+    return true;
+  }
+  // Removes the entry for addr into *out. False when addr is not in the table.
+  bool take(uintptr_t addr, Entry* out) {
+    Entry* e = find(addr);
+    if (e == nullptr) return false;
+    *out = *e;
+    eraseAt(static_cast<size_t>(e - slots_));
+    return true;
+  }
+  void erase(Entry* e) { eraseAt(static_cast<size_t>(e - slots_)); }
+  // Starts loading addr's home slot into the cache, so that the miss overlaps the clock read
+  // and the lock that come before the lookup. Runs without the lock: it may read a table
+  // that is being replaced, which is harmless for a prefetch (it never faults). The fields
+  // are read atomically (relaxed) for that reason.
+  void prefetch(uintptr_t addr) const {
+    Entry* slots = __atomic_load_n(&slots_, __ATOMIC_RELAXED);
+    const size_t mask = __atomic_load_n(&mask_, __ATOMIC_RELAXED);
+    const unsigned shift = __atomic_load_n(&shift_, __ATOMIC_RELAXED);
+    if (slots == nullptr) return;
+    const size_t i = static_cast<size_t>(((addr >> 4) * 0x9E3779B97F4A7C15ull) >> shift) & mask;
+    __builtin_prefetch(&slots[i], 1);
+  }
+  size_t capacity() const { return mask_ + 1; }
+  size_t size() const { return count_; }
+  Entry* slots() { return slots_; }
+  // Keeps only the entries for which keep(entry) is true, by rebuilding the table (entries
+  // move, so erasing while scanning would skip some). O(capacity).
+  template <class Keep>
+  void retain(Keep keep) {
+    AddressMap fresh;
+    if (!fresh.init(capacity())) return;
+    for (size_t i = 0; i <= mask_; ++i)
+      if (slots_[i].addr != 0 && keep(slots_[i])) fresh.insert(slots_[i]);
+    ::munmap(slots_, capacity() * sizeof(Entry));
+    *this = fresh;
+  }
+
+ private:
+  size_t home(uintptr_t addr) const {
+    return static_cast<size_t>(((addr >> 4) * 0x9E3779B97F4A7C15ull) >> shift_) & mask_;
+  }
+  bool grow() {
+    AddressMap bigger;
+    if (!bigger.init(capacity() * 2)) return false;
+    for (size_t i = 0; i <= mask_; ++i)
+      if (slots_[i].addr != 0) bigger.insert(slots_[i]);
+    ::munmap(slots_, capacity() * sizeof(Entry));
+    *this = bigger;
+    return true;
+  }
+  // Linear-probing deletion: pulls back every later entry of the cluster whose home slot
+  // does not lie cyclically in (hole, its slot], so lookups never meet a false gap.
+  void eraseAt(size_t hole) {
+    for (size_t j = (hole + 1) & mask_; slots_[j].addr != 0; j = (j + 1) & mask_) {
+      const size_t k = home(slots_[j].addr);
+      const bool stays = hole <= j ? (hole < k && k <= j) : (hole < k || k <= j);
+      if (!stays) {
+        slots_[hole] = slots_[j];
+        hole = j;
+      }
+    }
+    slots_[hole].addr = 0;
+    --count_;
+  }
+
+  // The table's shape, read by every thread's prefetch, and its fill count, written by every
+  // insert and erase: on separate cache lines.
+  alignas(64) Entry* slots_ = nullptr;
+  size_t mask_ = 0;
+  unsigned shift_ = 64;
+  alignas(64) size_t count_ = 0;
+};
+
+// Recorder states: not recording (no STRATA_TRACE_FILE, the file could not be opened, or not
+// initialised yet), recording, or finished (trailer written; later calls pass straight through).
+enum State : int { kOff = 0, kOn = 1, kDone = 2 };
+
+// The recorder's lock: a test-and-test-and-set spinlock. Uncontended it is one atomic
+// exchange and one store (a pthread mutex costs several times that per call here); the
+// critical section is a few dozen nanoseconds, so a waiter spins with PAUSE, and after a
+// while yields the CPU in case the holder was descheduled. tryLock() is for the signal
+// handler; reset() for a fork child, which has only the forking thread.
+class SpinLock {
+ public:
+  void lock() {
+    if (!v_.exchange(1, std::memory_order_acquire)) return;
+    lockSlow();
+  }
+  bool tryLock() {
+    return v_.load(std::memory_order_relaxed) == 0 && !v_.exchange(1, std::memory_order_acquire);
+  }
+  void unlock() { v_.store(0, std::memory_order_release); }
+  void reset() { v_.store(0, std::memory_order_relaxed); }
+
+ private:
+  [[gnu::noinline]] void lockSlow() {
+    for (unsigned spins = 0;;) {
+      while (v_.load(std::memory_order_relaxed) != 0) {
+        if (++spins < 128) {
+#if defined(__x86_64__) || defined(__i386__)
+          __builtin_ia32_pause();
+#endif
+        } else {
+          ::sched_yield();
+        }
+      }
+      if (!v_.exchange(1, std::memory_order_acquire)) return;
+    }
+  }
+  std::atomic<int> v_{0};
+};
+
+// gState is read by every call on every thread and gLock written by every recorded call:
+// each on a cache line of its own, so that taking the lock does not evict the state from
+// the other threads' caches.
+alignas(64) std::atomic<int> gState{kOff};
+alignas(64) SpinLock gLock;
+alignas(64) unsigned char gWriterStorage[sizeof(Writer)];
+Writer* gWriter = nullptr;
+unsigned char* gBuffer = nullptr;
+AddressMap gMap;
+int gFd = -1;
+pid_t gPid = 0;             // the process the current trace belongs to
+uint64_t gStartNs = 0;      // CLOCK_MONOTONIC at the start of this process's trace
+uint32_t gNextThread = 0;   // next dense thread index
+uint32_t gGeneration = 1;   // bumped in a fork child: every thread index is handed out anew
+char gPath[4096];           // STRATA_TRACE_FILE
+pid_t gOwnerPid = 0;        // STRATA_TRACE_PID: the process that writes gPath itself
+
+// Per thread: the recursion guard (non-zero while the recorder itself, or a forwarded Strata
+// API call, runs: allocations made then are the recorder's or the library's, not the
+// program's, and pass straight through unrecorded), whether this thread holds gLock (a
+// signal handler must not try to flush then), and the dense thread index with the
+// generation it was handed out in. initial-exec TLS: a preloaded library has static TLS, and
+// access is a plain %fs-relative load (the general-dynamic model may call malloc).
+#define STRATA_TLS thread_local __attribute__((tls_model("initial-exec")))
+STRATA_TLS int tGuard = 0;
+STRATA_TLS bool tHoldsLock = false;
+STRATA_TLS uint32_t tThread = 0;
+STRATA_TLS uint32_t tThreadGen = 0;
+
+// Whether the calling thread should record this call now.
+inline bool recording() {
+  return gState.load(std::memory_order_acquire) == kOn && tGuard == 0;
+}
+
+// The clock events are stamped with: CLOCK_MONOTONIC (nanosecond resolution; a vDSO call,
+// ~20-30 ns with the tsc clocksource on bare metal, 40-70 ns measured under a hypervisor,
+// where it is the recorder's largest single cost), or with STRATA_TRACE_CLOCK=coarse
+// CLOCK_MONOTONIC_COARSE (~13 ns there, but it only advances every kernel tick, 1-4 ms).
+clockid_t gClock = CLOCK_MONOTONIC;
+
+// Nanoseconds on gClock.
+inline uint64_t monotonicNs() {
+  struct timespec ts;
+  ::clock_gettime(gClock, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// Raises the recursion guard for a scope.
+struct Guard {
+  Guard() { ++tGuard; }
+  ~Guard() { --tGuard; }
+  Guard(const Guard&) = delete;
+  Guard& operator=(const Guard&) = delete;
+};
+
+// Holds gLock for a scope; also keeps errno as the program left it (a failed write(2) in a
+// flush must not show through as the errno of a successful malloc).
+class Locked {
+ public:
+  Locked() : errno_(errno) {
+    gLock.lock();
+    tHoldsLock = true;
+  }
+  ~Locked() {
+    tHoldsLock = false;
+    gLock.unlock();
+    errno = errno_;
+  }
+  Locked(const Locked&) = delete;
+  Locked& operator=(const Locked&) = delete;
+  // Keeps errno as it is now instead: after a real call made under the lock, whose errno
+  // (ENOMEM from a failed realloc) the program must see.
+  void keepErrno() { errno_ = errno; }
+
+ private:
+  int errno_;
+};
+
+// The calling thread's dense index, handed out at its first event (under gLock).
+inline uint32_t threadIndex() {
+  if (tThreadGen != gGeneration) {
+    tThread = gNextThread++;
+    tThreadGen = gGeneration;
+  }
+  return tThread;
+}
+
+// ceil(log2(a)) for an alignment (a of 0 or 1 gives 0).
+unsigned alignLog2(size_t a) {
+  if (a <= 1) return 0;
+  return static_cast<unsigned>(64 - __builtin_clzll(static_cast<unsigned long long>(a - 1)));
+}
+
+// Appends one event (under gLock) stamped with time t; returns the id a creating event got.
+inline uint64_t append(Op op, uint8_t flags, uint64_t t, uint64_t size, uint64_t object,
+                       uint64_t target, unsigned align) {
+  Event e;
+  e.op = op;
+  e.flags = flags;
+  e.alignLog2 = static_cast<uint8_t>(align);
+  e.thread = threadIndex();
+  e.timeNs = t - gStartNs;
+  e.object = object;
+  e.target = target;
+  e.size = size;
+  return gWriter->append(e);
+}
+
+// Logs a creating call (malloc, calloc, memalign, new, realloc(NULL, n)) that returned p.
+void recordCreate(Op op, uint8_t flags, uint64_t size, void* p, unsigned align) {
+  gMap.prefetch(reinterpret_cast<uintptr_t>(p));
+  const uint64_t t = monotonicNs();
+  Locked lock;
+  if (gState.load(std::memory_order_relaxed) != kOn) return;
+  if (align != 0 || op == Op::Memalign) flags |= kFlagAligned;
+  if (p == nullptr) flags |= kFlagFailed;
+  const uint64_t id = append(op, flags, t, size, kNoObject, kNoObject, align);
+  if (p != nullptr && id < Writer::kRejected)
+    gMap.insert(Entry{reinterpret_cast<uintptr_t>(p), id, size, makeMeta(kNoObject, false, align)});
+}
+
+// Logs free/delete of p and forgets p. Called BEFORE the real free: once the memory is back in
+// the allocator, another thread's malloc may return the same address at once, and its event
+// (and map entry) must come after this one, or the map would lose the new object and the
+// trace would show the new object's id being freed.
+void recordRelease(Op op, void* p) {
+  gMap.prefetch(reinterpret_cast<uintptr_t>(p));
+  const uint64_t t = monotonicNs();
+  Locked lock;
+  if (gState.load(std::memory_order_relaxed) != kOn) return;
+  if (p == nullptr) {
+    append(op, kFlagNull, t, 0, kNoObject, kNoObject, 0);
+    return;
+  }
+  Entry* e = gMap.find(reinterpret_cast<uintptr_t>(p));
+  if (e == nullptr) return;  // allocated before recording started, or by the recorder
+  append(op, 0, t, 0, e->id, kNoObject, 0);
+  gMap.erase(e);
+}
+
+// realloc-like calls: the real call runs under gLock, from before it until its event is
+// logged. The real realloc frees the old block when it moves it; without the lock another
+// thread could be handed that address and log its malloc before this realloc's event, which
+// names the old object: the map would then drop the other thread's object. `call` does the
+// real resize; old is non-null.
+template <class Call>
+void* recordResize(Op op, void* old, uint64_t size, Call call) {
+  const uint64_t t = monotonicNs();
+  Locked lock;
+  void* q = call();
+  lock.keepErrno();
+  if (gState.load(std::memory_order_relaxed) != kOn) return q;
+  const uintptr_t oldAddr = reinterpret_cast<uintptr_t>(old);
+  Entry* e = gMap.find(oldAddr);
+  if (e == nullptr) {  // the old block is unknown: the result is simply a new object
+    if (q != nullptr) {
+      const uint64_t id = append(Op::Malloc, 0, t, size, kNoObject, kNoObject, 0);
+      if (id < Writer::kRejected)
+        gMap.insert(Entry{reinterpret_cast<uintptr_t>(q), id, size, makeMeta(kNoObject, false, 0)});
+    }
+    return q;
+  }
+  const uint64_t oldId = e->id;
+  if (q == nullptr) {
+    append(op, kFlagFailed, t, size, kNoObject, oldId, 0);
+    if (size == 0) gMap.erase(e);  // realloc(p, 0) freed p
+    return q;
+  }
+  gMap.erase(e);
+  const uint64_t id = append(op, 0, t, size, kNoObject, oldId, 0);
+  if (id < Writer::kRejected)
+    gMap.insert(Entry{reinterpret_cast<uintptr_t>(q), id, size, makeMeta(kNoObject, false, 0)});
+  return q;
+}
+
+// Writes the trailer (a clean end) once; later calls in this process pass through.
+void finishTrace() {
+  if (gState.load(std::memory_order_acquire) != kOn) return;
+  if (static_cast<pid_t>(::syscall(SYS_getpid)) != gPid) return;  // a vfork child: not ours
+  Locked lock;
+  if (gState.load(std::memory_order_relaxed) != kOn) return;
+  gWriter->finish();
+  gState.store(kDone, std::memory_order_release);
+}
+
+// ---- reaps -------------------------------------------------------------------------------
+
+// The id of the live reap whose handle is h, or kNoObject (under gLock).
+uint64_t reapId(const void* h) {
+  if (h == nullptr) return kNoObject;
+  Entry* e = gMap.find(reinterpret_cast<uintptr_t>(h));
+  return (e != nullptr && metaIsReap(e->meta)) ? e->id : kNoObject;
+}
+
+// Logs reap_create/region_create: handle r (nullptr: failed), child of parent (may be null).
+void recordReapCreate(const void* parent, void* r) {
+  const uint64_t t = monotonicNs();
+  Locked lock;
+  if (gState.load(std::memory_order_relaxed) != kOn) return;
+  const uint64_t parentId = reapId(parent);
+  uint8_t flags = parentId == kNoObject ? kFlagNull : 0;
+  if (r == nullptr) flags |= kFlagFailed;
+  const uint64_t id = append(Op::ReapCreate, flags, t, 0, kNoObject, parentId, 0);
+  if (r != nullptr && id < Writer::kRejected)
+    gMap.insert(Entry{reinterpret_cast<uintptr_t>(r), id, parentId, makeMeta(kNoObject, true, 0)});
+}
+
+// Logs an allocation p of size bytes from reap r, under gLock (an unknown reap: a plain
+// malloc, so that the object's later release still matches).
+void recordReapMallocLocked(uint64_t t, const void* r, uint64_t size, void* p) {
+  const uint64_t rid = reapId(r);
+  if (rid == kNoObject) {
+    if (p == nullptr) return;
+    const uint64_t id = append(Op::Malloc, 0, t, size, kNoObject, kNoObject, 0);
+    if (id < Writer::kRejected)
+      gMap.insert(Entry{reinterpret_cast<uintptr_t>(p), id, size, makeMeta(kNoObject, false, 0)});
+    return;
+  }
+  const uint64_t id = append(Op::ReapMalloc, p == nullptr ? kFlagFailed : 0, t, size, kNoObject,
+                             rid, 0);
+  if (p != nullptr && id < Writer::kRejected)
+    gMap.insert(Entry{reinterpret_cast<uintptr_t>(p), id, size, makeMeta(rid, false, 0)});
+}
+// recordReapMallocLocked, taking the lock.
+void recordReapMalloc(const void* r, uint64_t size, void* p) {
+  const uint64_t t = monotonicNs();
+  Locked lock;
+  if (gState.load(std::memory_order_relaxed) != kOn) return;
+  recordReapMallocLocked(t, r, size, p);
+}
+
+// Logs reap_free(r, p) (under gLock): only when p is a live object of r, as the library
+// itself ignores anything else. Before the real call, for the reason recordRelease gives.
+void recordReapFreeLocked(uint64_t t, const void* r, void* p) {
+  const uint64_t rid = reapId(r);
+  if (rid == kNoObject) {
+    if (p != nullptr) {  // an object we saw as a plain malloc (its reap was unknown)
+      Entry* e = gMap.find(reinterpret_cast<uintptr_t>(p));
+      if (e != nullptr && !metaIsReap(e->meta) && metaReap(e->meta) == kNoObject) {
+        append(Op::Free, 0, t, 0, e->id, kNoObject, 0);
+        gMap.erase(e);
+      }
+    }
+    return;
+  }
+  if (p == nullptr) {
+    append(Op::ReapFree, kFlagNull, t, 0, kNoObject, rid, 0);
+    return;
+  }
+  Entry* e = gMap.find(reinterpret_cast<uintptr_t>(p));
+  if (e == nullptr || metaIsReap(e->meta) || metaReap(e->meta) != rid) return;
+  append(Op::ReapFree, 0, t, 0, e->id, rid, 0);
+  gMap.erase(e);
+}
+// recordReapFreeLocked, taking the lock.
+void recordReapFree(const void* r, void* p) {
+  const uint64_t t = monotonicNs();
+  Locked lock;
+  if (gState.load(std::memory_order_relaxed) != kOn) return;
+  recordReapFreeLocked(t, r, p);
+}
+
+// Logs reap_clear (destroy = false) or reap_destroy of r and forgets every address they
+// release: r's objects, its descendant reaps and their objects, and r itself on destroy.
+// Called before the real call (see recordRelease). Cost: O(map capacity x tree depth).
+void recordReapClear(const void* r, bool destroy) {
+  const uint64_t t = monotonicNs();
+  Locked lock;
+  if (gState.load(std::memory_order_relaxed) != kOn) return;
+  const uint64_t rid = reapId(r);
+  if (rid == kNoObject) return;
+  append(destroy ? Op::ReapDestroy : Op::ReapClear, 0, t, 0, kNoObject, rid, 0);
+  // The ids of r and its descendants, found by repeated scans for children of the set.
+  size_t cap = 64, n = 0;
+  uint64_t* set = static_cast<uint64_t*>(mapPages(cap * sizeof(uint64_t)));
+  if (set == nullptr) return;
+  set[n++] = rid;
+  auto inSet = [&](uint64_t id) {
+    for (size_t i = 0; i < n; ++i)
+      if (set[i] == id) return true;
+    return false;
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    Entry* s = gMap.slots();
+    for (size_t i = 0; i < gMap.capacity(); ++i) {
+      if (s[i].addr == 0 || !metaIsReap(s[i].meta) || s[i].size == kNoObject) continue;
+      if (!inSet(s[i].size) || inSet(s[i].id)) continue;
+      if (n == cap) {
+        uint64_t* bigger = static_cast<uint64_t*>(mapPages(2 * cap * sizeof(uint64_t)));
+        if (bigger == nullptr) break;
+        std::copy(set, set + n, bigger);
+        ::munmap(set, cap * sizeof(uint64_t));
+        set = bigger;
+        cap *= 2;
+      }
+      set[n++] = s[i].id;
+      changed = true;
+    }
+  }
+  gMap.retain([&](const Entry& e) {
+    if (metaIsReap(e.meta)) return !inSet(e.id) || (e.id == rid && !destroy);
+    return !inSet(metaReap(e.meta));
+  });
+  ::munmap(set, cap * sizeof(uint64_t));
+}
+
+// The next definition of a Strata API function (the program's libstrata_reap or
+// libstrata_region), looked up once; nullptr when the program does not have it.
+template <class F>
+F realSymbol(std::atomic<void*>& cache, const char* name) {
+  void* f = cache.load(std::memory_order_acquire);
+  if (f == nullptr) {
+    Guard g;  // dlsym may allocate
+    f = ::dlsym(RTLD_NEXT, name);
+    cache.store(f, std::memory_order_release);
+  }
+  return reinterpret_cast<F>(f);
+}
+#define STRATA_REAL(name)                                                          \
+  ([]() {                                                                          \
+    static std::atomic<void*> cache{nullptr};                                      \
+    return realSymbol<decltype(&::name)>(cache, #name);                            \
+  }())
+
+// ---- start, fork, exit, signals ------------------------------------------------------------
+
+// Opens this process's trace file: STRATA_TRACE_FILE in the process `strata record` started
+// (STRATA_TRACE_PID), FILE.<pid> in any other. False (after one warning) when it cannot.
+bool openTrace() {
+  char path[sizeof gPath + 32];
+  if (gPid == gOwnerPid) {
+    ::snprintf(path, sizeof path, "%s", gPath);
+  } else {
+    ::snprintf(path, sizeof path, "%s.%ld", gPath, static_cast<long>(gPid));
+  }
+  gFd = ::open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (gFd < 0) {
+    char msg[sizeof path + 160];
+    const int len = ::snprintf(msg, sizeof msg,
+                               "strata-record: cannot open trace file %s: %s; running the "
+                               "program unrecorded\n",
+                               path, ::strerror(errno));
+    if (len > 0) {
+      const ssize_t ignored = ::write(2, msg, std::min(static_cast<size_t>(len), sizeof msg - 1));
+      (void)ignored;
+    }
+    return false;
+  }
+  return true;
+}
+
+// Starts a fresh trace for this process on gFd: new writer, time base and thread numbering.
+void startWriter() {
+  gStartNs = monotonicNs();
+  gNextThread = 0;
+  ++gGeneration;
+  gWriter = new (gWriterStorage) Writer(gBuffer, kBufferBytes, FdSink{gFd});
+}
+
+// Fatal signal handler: writes out the complete events (not the trailer: the trace is valid
+// and marked incomplete), then restores the default action and re-raises, so the program
+// dies of the same signal. Does nothing to the trace when this thread was inside the
+// recorder (its state may be half updated) or when another thread keeps the lock for more
+// than ~0.2 s; never blocks.
+void onFatalSignal(int sig) {
+  const int savedErrno = errno;
+  if (gState.load(std::memory_order_acquire) == kOn && !tHoldsLock &&
+      static_cast<pid_t>(::syscall(SYS_getpid)) == gPid) {
+    bool locked = false;
+    for (int i = 0; i < 2000 && !(locked = gLock.tryLock()); ++i) {
+      struct timespec pause{0, 100000};
+      ::nanosleep(&pause, nullptr);
+    }
+    if (locked) {
+      gWriter->flush();
+      gLock.unlock();
+    }
+  }
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);  // blocked while the handler runs: delivered, with the default action, on return
+  errno = savedErrno;
+}
+
+constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
+                                 SIGTRAP, SIGTERM, SIGINT, SIGHUP};
+
+// Installs onFatalSignal for each fatal signal the program left at its default action (a
+// program's own handler, or an ignored signal, stays as it is).
+void installSignalHandlers() {
+  for (int sig : kFatalSignals) {
+    struct sigaction old;
+    if (::sigaction(sig, nullptr, &old) != 0 || old.sa_handler != SIG_DFL ||
+        (old.sa_flags & SA_SIGINFO))
+      continue;
+    struct sigaction sa;
+    ::memset(&sa, 0, sizeof sa);
+    sa.sa_handler = onFatalSignal;
+    ::sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART | SA_ONSTACK;
+    ::sigaction(sig, &sa, nullptr);
+  }
+}
+
+// fork, before: holds gLock across fork (so the child's copy of the map and writer is
+// consistent) and writes out the buffer, so the child, which starts a trace of its own,
+// cannot write the parent's pending events a second time.
+void beforeFork() {
+  if (gState.load(std::memory_order_acquire) != kOn) return;
+  gLock.lock();
+  tHoldsLock = true;
+  gWriter->flush();
+}
+
+// fork, in the parent: lets go of the lock.
+void afterForkParent() {
+  if (!tHoldsLock) return;
+  tHoldsLock = false;
+  gLock.unlock();
+}
+
+// Re-creates the live objects the child inherited, at the start of its trace, so that the
+// child's trace is self-contained: reaps first, parents before children (in order of their
+// old ids, as a parent is always created before its child), then every object, and each map
+// entry takes its new id.
+void recreateLiveObjects() {
+  const size_t cap = gMap.capacity();
+  Entry* s = gMap.slots();
+  size_t reaps = 0;
+  for (size_t i = 0; i < cap; ++i)
+    if (s[i].addr != 0 && metaIsReap(s[i].meta)) ++reaps;
+  struct Renamed {
+    uint64_t oldId, newId;
+  };
+  Renamed* ren = nullptr;
+  if (reaps != 0) {
+    ren = static_cast<Renamed*>(mapPages(reaps * sizeof(Renamed)));
+    if (ren == nullptr) return;
+  }
+  size_t k = 0;
+  for (size_t i = 0; i < cap; ++i)
+    if (s[i].addr != 0 && metaIsReap(s[i].meta)) ren[k++] = Renamed{s[i].id, kNoObject};
+  std::sort(ren, ren + reaps, [](const Renamed& a, const Renamed& b) { return a.oldId < b.oldId; });
+  auto renamed = [&](uint64_t oldId) -> uint64_t {
+    if (oldId == kNoObject) return kNoObject;
+    const Renamed* it = std::lower_bound(ren, ren + reaps, oldId,
+                                         [](const Renamed& a, uint64_t v) { return a.oldId < v; });
+    return (it != ren + reaps && it->oldId == oldId) ? it->newId : kNoObject;
+  };
+  const uint64_t t = monotonicNs();
+  // Reaps, in old-id order: each one's parent already has its new id.
+  for (size_t r = 0; r < reaps; ++r) {
+    for (size_t i = 0; i < cap; ++i) {
+      if (s[i].addr == 0 || !metaIsReap(s[i].meta) || s[i].id != ren[r].oldId) continue;
+      const uint64_t parent = renamed(s[i].size);
+      ren[r].newId = append(Op::ReapCreate, parent == kNoObject ? kFlagNull : 0, t, 0, kNoObject,
+                            parent, 0);
+      break;
+    }
+  }
+  for (size_t i = 0; i < cap; ++i) {
+    if (s[i].addr == 0) continue;
+    if (metaIsReap(s[i].meta)) {
+      s[i].size = renamed(s[i].size);
+      s[i].id = renamed(s[i].id);
+      continue;
+    }
+    const unsigned align = metaAlign(s[i].meta);
+    const uint64_t reap = renamed(metaReap(s[i].meta));
+    if (reap != kNoObject) {
+      s[i].id = append(Op::ReapMalloc, 0, t, s[i].size, kNoObject, reap, 0);
+    } else {
+      s[i].id = append(align != 0 ? Op::Memalign : Op::Malloc, align != 0 ? kFlagAligned : 0, t,
+                       s[i].size, kNoObject, kNoObject, align);
+    }
+    s[i].meta = makeMeta(reap, false, align);
+  }
+  if (ren != nullptr) ::munmap(ren, reaps * sizeof(Renamed));
+}
+
+// fork, in the child: the lock is new and free, the trace is FILE.<pid> of its own, starting
+// with the objects it inherited. If the file cannot be opened the child runs unrecorded.
+void afterForkChild() {
+  gLock.reset();
+  tHoldsLock = false;
+  if (gState.load(std::memory_order_acquire) != kOn) return;
+  Guard g;
+  ::close(gFd);
+  gPid = static_cast<pid_t>(::syscall(SYS_getpid));
+  if (!openTrace()) {
+    gState.store(kOff, std::memory_order_release);
+    return;
+  }
+  startWriter();
+  recreateLiveObjects();
+}
+
+// Starts recording when STRATA_TRACE_FILE is set: runs as the first constructor of this
+// library, which the dynamic loader initialises before the program's own libraries.
+// Allocations made before this point (by the C and C++ runtimes) are not recorded; freeing
+// them later is not recorded either.
+__attribute__((constructor(101))) void startRecorder() {
+  Guard g;
+  const char* file = ::getenv("STRATA_TRACE_FILE");
+  if (file == nullptr || file[0] == '\0') return;
+  if (::strlen(file) >= sizeof gPath) {
+    static const char kMsg[] = "strata-record: STRATA_TRACE_FILE is too long; not recording\n";
+    const ssize_t ignored = ::write(2, kMsg, sizeof kMsg - 1);
+    (void)ignored;
+    return;
+  }
+  ::strcpy(gPath, file);
+  const char* clock = ::getenv("STRATA_TRACE_CLOCK");
+  if (clock != nullptr && ::strcmp(clock, "coarse") == 0) gClock = CLOCK_MONOTONIC_COARSE;
+  gPid = static_cast<pid_t>(::syscall(SYS_getpid));
+  // STRATA_TRACE_PID names the process that writes FILE itself; when recording without
+  // `strata record`, this first process takes that role and tells its descendants.
+  const char* owner = ::getenv("STRATA_TRACE_PID");
+  if (owner != nullptr && owner[0] != '\0') {
+    gOwnerPid = static_cast<pid_t>(::strtol(owner, nullptr, 10));
+  } else {
+    gOwnerPid = gPid;
+    char buf[24];
+    ::snprintf(buf, sizeof buf, "%ld", static_cast<long>(gPid));
+    ::setenv("STRATA_TRACE_PID", buf, 1);
+  }
+  gBuffer = static_cast<unsigned char*>(mapPages(kBufferBytes));
+  if (gBuffer == nullptr || !gMap.init(kInitialMapSlots) || !openTrace()) return;
+  startWriter();
+  installSignalHandlers();
+  ::pthread_atfork(beforeFork, afterForkParent, afterForkChild);
+  gState.store(kOn, std::memory_order_release);
+}
+
+// Normal exit: runs from the dynamic loader's finalisation, after every atexit handler and
+// the program's static destructors, as the last destructor of this library. Writes the
+// trailer; what is freed later (by libraries finalised after this one) is not recorded.
+__attribute__((destructor(101))) void stopRecorder() { finishTrace(); }
+
+// Throwing operator new: asks the new_handler again until the allocation succeeds, the
+// handler throws, or there is none (then std::bad_alloc), like the standard one. Records New
+// (ALIGNED when align is not 0), or New FAILED once when it gives up.
+void* recordedNew(size_t n, size_t align) {
+  for (;;) {
+    void* p = align == 0 ? __libc_malloc(n) : __libc_memalign(align, n);
+    if (p != nullptr) {
+      if (recording()) recordCreate(Op::New, 0, n, p, alignLog2(align));
+      return p;
+    }
+    std::new_handler h = std::get_new_handler();
+    if (h == nullptr) {
+      if (recording()) recordCreate(Op::New, 0, n, nullptr, alignLog2(align));
+      throw std::bad_alloc();
+    }
+    try {
+      h();
+    } catch (...) {
+      if (recording()) recordCreate(Op::New, 0, n, nullptr, alignLog2(align));
+      throw;
+    }
+  }
+}
+
+// Nothrow operator new: the same loop, nullptr instead of an exception (and no exception
+// thrown inside when there is no handler, so the trace shows no bad_alloc allocation).
+void* recordedNewNothrow(size_t n, size_t align) noexcept {
+  for (;;) {
+    void* p = align == 0 ? __libc_malloc(n) : __libc_memalign(align, n);
+    std::new_handler h = p != nullptr ? nullptr : std::get_new_handler();
+    bool failed = p == nullptr && h == nullptr;
+    if (p == nullptr && h != nullptr) {
+      try {
+        h();
+      } catch (...) {
+        failed = true;
+      }
+    }
+    if (p != nullptr || failed) {
+      if (recording()) recordCreate(Op::New, 0, n, p, alignLog2(align));
+      return p;
+    }
+  }
+}
+
+// operator delete, every form.
+void recordedDelete(void* p) noexcept {
+  if (recording()) recordRelease(Op::Delete, p);
+  __libc_free(p);
+}
+
+}  // namespace
+
+// ---- the C allocation functions ------------------------------------------------------------
+
+STRATA_EXPORT void* malloc(size_t n) {
+  void* p = __libc_malloc(n);
+  if (recording()) recordCreate(Op::Malloc, 0, n, p, 0);
+  return p;
+}
+
+STRATA_EXPORT void free(void* p) {
+  if (recording()) recordRelease(Op::Free, p);
+  __libc_free(p);
+}
+
+STRATA_EXPORT void* calloc(size_t nmemb, size_t size) {
+  void* p = __libc_calloc(nmemb, size);
+  if (recording()) {
+    size_t total;
+    if (__builtin_mul_overflow(nmemb, size, &total)) total = SIZE_MAX;
+    recordCreate(Op::Calloc, 0, total, p, 0);
+  }
+  return p;
+}
+
+STRATA_EXPORT void* realloc(void* p, size_t n) {
+  if (!recording()) return __libc_realloc(p, n);
+  if (p == nullptr) {
+    void* q = __libc_realloc(nullptr, n);
+    recordCreate(Op::Realloc, kFlagNull, n, q, 0);
+    return q;
+  }
+  return recordResize(Op::Realloc, p, n, [p, n] { return __libc_realloc(p, n); });
+}
+
+STRATA_EXPORT void* reallocarray(void* p, size_t nmemb, size_t size) {
+  size_t total;
+  if (__builtin_mul_overflow(nmemb, size, &total)) {
+    if (recording()) {
+      if (p == nullptr) {
+        recordCreate(Op::Realloc, kFlagNull, SIZE_MAX, nullptr, 0);
+      } else {
+        recordResize(Op::Realloc, p, SIZE_MAX, [] { return static_cast<void*>(nullptr); });
+      }
+    }
+    errno = ENOMEM;
+    return nullptr;
+  }
+  return realloc(p, total);
+}
+
+STRATA_EXPORT void* memalign(size_t align, size_t n) {
+  void* p = __libc_memalign(align, n);
+  if (recording()) recordCreate(Op::Memalign, 0, n, p, alignLog2(align));
+  return p;
+}
+
+STRATA_EXPORT int posix_memalign(void** out, size_t align, size_t n) {
+  if (align == 0 || (align & (align - 1)) != 0 || align % sizeof(void*) != 0) return EINVAL;
+  const int savedErrno = errno;
+  void* p = __libc_memalign(align, n);
+  errno = savedErrno;
+  if (recording()) recordCreate(Op::Memalign, 0, n, p, alignLog2(align));
+  if (p == nullptr) return ENOMEM;
+  *out = p;
+  return 0;
+}
+
+STRATA_EXPORT void* aligned_alloc(size_t align, size_t n) {
+  if (align == 0 || (align & (align - 1)) != 0) {
+    errno = EINVAL;
+    return nullptr;
+  }
+  return memalign(align, n);
+}
+
+namespace {
+// log2 of the page size: the alignment valloc and pvalloc give.
+unsigned pageAlignLog2() { return alignLog2(static_cast<size_t>(::getpagesize())); }
+}  // namespace
+
+STRATA_EXPORT void* valloc(size_t n) {
+  void* p = __libc_valloc(n);
+  if (recording()) recordCreate(Op::Memalign, 0, n, p, pageAlignLog2());
+  return p;
+}
+
+STRATA_EXPORT void* pvalloc(size_t n) {
+  void* p = __libc_pvalloc(n);
+  if (recording()) recordCreate(Op::Memalign, 0, n, p, pageAlignLog2());
+  return p;
+}
+
+// _exit and _Exit: the trace gets its trailer (everything was recorded), then the process
+// ends at once, as the real ones do.
+STRATA_EXPORT void _exit(int status) {
+  finishTrace();
+  for (;;) ::syscall(SYS_exit_group, status);
+}
+STRATA_EXPORT void _Exit(int status) {
+  finishTrace();
+  for (;;) ::syscall(SYS_exit_group, status);
+}
+
+// quick_exit: the trailer is written, then the real quick_exit runs the at_quick_exit
+// handlers (what they allocate is not recorded) and ends the process through the C library's
+// internal _exit, which the _exit above does not see.
+STRATA_EXPORT void quick_exit(int status) noexcept {
+  finishTrace();
+  void (*real)(int);
+  {
+    Guard g;
+    real = reinterpret_cast<void (*)(int)>(::dlsym(RTLD_NEXT, "quick_exit"));
+  }
+  if (real != nullptr) real(status);
+  for (;;) ::syscall(SYS_exit_group, status);
+}
+
+// ---- operator new / delete ------------------------------------------------------------------
+
+#define STRATA_CXX_EXPORT __attribute__((visibility("default")))
+
+STRATA_CXX_EXPORT void* operator new(size_t n) { return recordedNew(n, 0); }
+STRATA_CXX_EXPORT void* operator new[](size_t n) { return recordedNew(n, 0); }
+STRATA_CXX_EXPORT void* operator new(size_t n, const std::nothrow_t&) noexcept {
+  return recordedNewNothrow(n, 0);
+}
+STRATA_CXX_EXPORT void* operator new[](size_t n, const std::nothrow_t&) noexcept {
+  return recordedNewNothrow(n, 0);
+}
+STRATA_CXX_EXPORT void* operator new(size_t n, std::align_val_t a) {
+  return recordedNew(n, static_cast<size_t>(a));
+}
+STRATA_CXX_EXPORT void* operator new[](size_t n, std::align_val_t a) {
+  return recordedNew(n, static_cast<size_t>(a));
+}
+STRATA_CXX_EXPORT void* operator new(size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
+  return recordedNewNothrow(n, static_cast<size_t>(a));
+}
+STRATA_CXX_EXPORT void* operator new[](size_t n, std::align_val_t a,
+                                       const std::nothrow_t&) noexcept {
+  return recordedNewNothrow(n, static_cast<size_t>(a));
+}
+
+STRATA_CXX_EXPORT void operator delete(void* p) noexcept { recordedDelete(p); }
+STRATA_CXX_EXPORT void operator delete[](void* p) noexcept { recordedDelete(p); }
+STRATA_CXX_EXPORT void operator delete(void* p, size_t) noexcept { recordedDelete(p); }
+STRATA_CXX_EXPORT void operator delete[](void* p, size_t) noexcept { recordedDelete(p); }
+STRATA_CXX_EXPORT void operator delete(void* p, const std::nothrow_t&) noexcept {
+  recordedDelete(p);
+}
+STRATA_CXX_EXPORT void operator delete[](void* p, const std::nothrow_t&) noexcept {
+  recordedDelete(p);
+}
+STRATA_CXX_EXPORT void operator delete(void* p, std::align_val_t) noexcept { recordedDelete(p); }
+STRATA_CXX_EXPORT void operator delete[](void* p, std::align_val_t) noexcept { recordedDelete(p); }
+STRATA_CXX_EXPORT void operator delete(void* p, size_t, std::align_val_t) noexcept {
+  recordedDelete(p);
+}
+STRATA_CXX_EXPORT void operator delete[](void* p, size_t, std::align_val_t) noexcept {
+  recordedDelete(p);
+}
+STRATA_CXX_EXPORT void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept {
+  recordedDelete(p);
+}
+STRATA_CXX_EXPORT void operator delete[](void* p, std::align_val_t,
+                                         const std::nothrow_t&) noexcept {
+  recordedDelete(p);
+}
+
+// ---- <strata/reap.h> and <strata/region.h> ----------------------------------------------------
+// Declared here rather than included: the recorder must not depend on those libraries, only
+// forward to them when the program has them. Each call runs the real function under the
+// recursion guard (the library's own mallocs are not the program's) and logs one reap event.
+
+extern "C" {
+struct strata_reap;
+struct strata_region;
+strata_reap* reap_create(strata_reap* parent);
+void* reap_malloc(strata_reap* r, size_t size);
+void* reap_calloc(strata_reap* r, size_t count, size_t size);
+void* reap_realloc(strata_reap* r, void* p, size_t size);
+void reap_free(strata_reap* r, void* p);
+void reap_clear(strata_reap* r);
+void reap_destroy(strata_reap* r);
+void reapCreate(void** reap, void** parent);
+void reapDestroy(void** reap);
+void reapFreeAll(void** reap);
+void* reapMalloc(void** reap, size_t size);
+void reapFree(void** reap, void* p);
+strata_region* region_create(strata_region* parent);
+void* region_alloc(strata_region* r, size_t size);
+void* region_calloc(strata_region* r, size_t count, size_t size);
+char* region_strdup(strata_region* r, const char* s);
+void region_clear(strata_region* r);
+void region_destroy(strata_region* r);
+}
+
+namespace {
+// count * size, saturated (an overflowing request is recorded as SIZE_MAX).
+uint64_t product(size_t count, size_t size) {
+  size_t total;
+  return __builtin_mul_overflow(count, size, &total) ? SIZE_MAX : total;
+}
+}  // namespace
+
+STRATA_EXPORT strata_reap* reap_create(strata_reap* parent) {
+  auto real = STRATA_REAL(reap_create);
+  if (real == nullptr) {
+    errno = ENOSYS;
+    return nullptr;
+  }
+  if (!recording()) return real(parent);
+  strata_reap* r;
+  {
+    Guard g;
+    r = real(parent);
+  }
+  recordReapCreate(parent, r);
+  return r;
+}
+
+STRATA_EXPORT void* reap_malloc(strata_reap* r, size_t size) {
+  auto real = STRATA_REAL(reap_malloc);
+  if (real == nullptr) return nullptr;
+  if (!recording()) return real(r, size);
+  void* p;
+  {
+    Guard g;
+    p = real(r, size);
+  }
+  recordReapMalloc(r, size, p);
+  return p;
+}
+
+STRATA_EXPORT void* reap_calloc(strata_reap* r, size_t count, size_t size) {
+  auto real = STRATA_REAL(reap_calloc);
+  if (real == nullptr) return nullptr;
+  if (!recording()) return real(r, count, size);
+  void* p;
+  {
+    Guard g;
+    p = real(r, count, size);
+  }
+  recordReapMalloc(r, product(count, size), p);
+  return p;
+}
+
+// reap_realloc: recorded as reap_malloc of the new object then reap_free of the old (the
+// format has no reap_realloc), under the lock across the real call like realloc.
+STRATA_EXPORT void* reap_realloc(strata_reap* r, void* p, size_t size) {
+  auto real = STRATA_REAL(reap_realloc);
+  if (real == nullptr) return nullptr;
+  if (!recording()) return real(r, p, size);
+  const uint64_t t = monotonicNs();
+  Locked lock;
+  void* q;
+  {
+    Guard g;
+    q = real(r, p, size);
+  }
+  lock.keepErrno();
+  if (gState.load(std::memory_order_relaxed) != kOn) return q;
+  const uint64_t rid = reapId(r);
+  Entry* e = p == nullptr ? nullptr : gMap.find(reinterpret_cast<uintptr_t>(p));
+  if (rid == kNoObject || e == nullptr || metaIsReap(e->meta) || metaReap(e->meta) != rid) {
+    // reap_realloc(r, NULL, n), or p unknown: at most a new object.
+    if (p == nullptr || q != nullptr) recordReapMallocLocked(t, r, size, q);
+    return q;
+  }
+  const uint64_t oldId = e->id;
+  if (size == 0) {  // frees p
+    append(Op::ReapFree, 0, t, 0, oldId, rid, 0);
+    gMap.erase(e);
+    return q;
+  }
+  if (q == nullptr) {  // failed: p is untouched
+    append(Op::ReapMalloc, kFlagFailed, t, size, kNoObject, rid, 0);
+    return q;
+  }
+  gMap.erase(e);
+  const uint64_t id = append(Op::ReapMalloc, 0, t, size, kNoObject, rid, 0);
+  append(Op::ReapFree, 0, t, 0, oldId, rid, 0);
+  if (id < Writer::kRejected)
+    gMap.insert(Entry{reinterpret_cast<uintptr_t>(q), id, size, makeMeta(rid, false, 0)});
+  return q;
+}
+
+STRATA_EXPORT void reap_free(strata_reap* r, void* p) {
+  auto real = STRATA_REAL(reap_free);
+  if (real == nullptr) return;
+  if (recording()) recordReapFree(r, p);
+  Guard g;
+  real(r, p);
+}
+
+STRATA_EXPORT void reap_clear(strata_reap* r) {
+  auto real = STRATA_REAL(reap_clear);
+  if (real == nullptr) return;
+  if (recording()) recordReapClear(r, false);
+  Guard g;
+  real(r);
+}
+
+STRATA_EXPORT void reap_destroy(strata_reap* r) {
+  auto real = STRATA_REAL(reap_destroy);
+  if (real == nullptr) return;
+  if (recording()) recordReapClear(r, true);
+  Guard g;
+  real(r);
+}
+
+STRATA_EXPORT void reapCreate(void** reap, void** parent) {
+  auto real = STRATA_REAL(reapCreate);
+  if (real == nullptr) {
+    if (reap != nullptr) *reap = nullptr;
+    return;
+  }
+  if (!recording()) return real(reap, parent);
+  const void* parentHandle = (parent != nullptr) ? *parent : nullptr;
+  {
+    Guard g;
+    real(reap, parent);
+  }
+  recordReapCreate(parentHandle, reap != nullptr ? *reap : nullptr);
+}
+
+STRATA_EXPORT void reapDestroy(void** reap) {
+  auto real = STRATA_REAL(reapDestroy);
+  if (real == nullptr) return;
+  if (recording() && reap != nullptr) recordReapClear(*reap, true);
+  Guard g;
+  real(reap);
+}
+
+STRATA_EXPORT void reapFreeAll(void** reap) {
+  auto real = STRATA_REAL(reapFreeAll);
+  if (real == nullptr) return;
+  if (recording() && reap != nullptr) recordReapClear(*reap, false);
+  Guard g;
+  real(reap);
+}
+
+STRATA_EXPORT void* reapMalloc(void** reap, size_t size) {
+  auto real = STRATA_REAL(reapMalloc);
+  if (real == nullptr) return nullptr;
+  if (!recording()) return real(reap, size);
+  void* p;
+  {
+    Guard g;
+    p = real(reap, size);
+  }
+  recordReapMalloc(reap != nullptr ? *reap : nullptr, size, p);
+  return p;
+}
+
+STRATA_EXPORT void reapFree(void** reap, void* p) {
+  auto real = STRATA_REAL(reapFree);
+  if (real == nullptr) return;
+  if (recording() && reap != nullptr) recordReapFree(*reap, p);
+  Guard g;
+  real(reap, p);
+}
+
+STRATA_EXPORT strata_region* region_create(strata_region* parent) {
+  auto real = STRATA_REAL(region_create);
+  if (real == nullptr) {
+    errno = ENOSYS;
+    return nullptr;
+  }
+  if (!recording()) return real(parent);
+  strata_region* r;
+  {
+    Guard g;
+    r = real(parent);
+  }
+  recordReapCreate(parent, r);
+  return r;
+}
+
+STRATA_EXPORT void* region_alloc(strata_region* r, size_t size) {
+  auto real = STRATA_REAL(region_alloc);
+  if (real == nullptr) return nullptr;
+  if (!recording()) return real(r, size);
+  void* p;
+  {
+    Guard g;
+    p = real(r, size);
+  }
+  recordReapMalloc(r, size, p);
+  return p;
+}
+
+STRATA_EXPORT void* region_calloc(strata_region* r, size_t count, size_t size) {
+  auto real = STRATA_REAL(region_calloc);
+  if (real == nullptr) return nullptr;
+  if (!recording()) return real(r, count, size);
+  void* p;
+  {
+    Guard g;
+    p = real(r, count, size);
+  }
+  recordReapMalloc(r, product(count, size), p);
+  return p;
+}
+
+STRATA_EXPORT char* region_strdup(strata_region* r, const char* s) {
+  auto real = STRATA_REAL(region_strdup);
+  if (real == nullptr) return nullptr;
+  if (!recording()) return real(r, s);
+  char* p;
+  {
+    Guard g;
+    p = real(r, s);
+  }
+  recordReapMalloc(r, s != nullptr ? ::strlen(s) + 1 : 0, p);
+  return p;
+}
+
+STRATA_EXPORT void region_clear(strata_region* r) {
+  auto real = STRATA_REAL(region_clear);
+  if (real == nullptr) return;
+  if (recording()) recordReapClear(r, false);
+  Guard g;
+  real(r);
+}
+
+STRATA_EXPORT void region_destroy(strata_region* r) {
+  auto real = STRATA_REAL(region_destroy);
+  if (real == nullptr) return;
+  if (recording()) recordReapClear(r, true);
+  Guard g;
+  real(r);
+}

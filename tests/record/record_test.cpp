@@ -1,0 +1,496 @@
+// `strata record` end to end: runs the built `strata` executable on the programs beside this
+// file (see tests.cmake) and reads the traces back with TraceReader, checking them event for
+// event: op, flags, size, alignment, object and target ids, thread. Also fork (two traces,
+// the child's self-contained), crashes and exits (valid traces, the program's exit status
+// passed on), exec, and bad usage.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "strata/trace/reader.hpp"
+
+namespace {
+
+using strata::trace::Event;
+using strata::trace::kFlagAligned;
+using strata::trace::kFlagFailed;
+using strata::trace::kFlagNull;
+using strata::trace::kNoObject;
+using strata::trace::Op;
+namespace fs = std::filesystem;
+
+const std::string kStrata = STRATA_CLI_PATH;
+
+// A fresh directory under the system's temporary directory, removed with its files.
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "strata-record-test-XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  std::string operator/(const std::string& name) const { return (fs::path(path_) / name).string(); }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// A word for /bin/sh, single-quoted.
+std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// What a command did: its exit status (128+N for signal N, as a shell reports it), stdout
+// and stderr.
+struct Result {
+  int status = -1;
+  std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Runs a shell command line in dir, capturing its output there.
+Result run(const TempDir& dir, const std::string& commandLine) {
+  const std::string out = dir / "stdout.txt", err = dir / "stderr.txt";
+  const std::string line = "cd " + quote(dir.path()) + " && " + commandLine + " > " + quote(out) +
+                           " 2> " + quote(err);
+  const int w = std::system(line.c_str());
+  Result r;
+  r.status = WIFEXITED(w) ? WEXITSTATUS(w) : 128 + WTERMSIG(w);
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+// `strata record ARGS` (ARGS already shell words).
+Result record(const TempDir& dir, const std::string& args) {
+  return run(dir, quote(kStrata) + " record " + args);
+}
+
+TEST(RecordUsage, NoArguments) {
+  TempDir dir;
+  const Result r = record(dir, "");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("missing '--' and the COMMAND"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("usage: strata record"), std::string::npos) << r.err;
+}
+
+TEST(RecordUsage, BadOptions) {
+  TempDir dir;
+  Result r = record(dir, "-o");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("-o needs a FILE"), std::string::npos) << r.err;
+  r = record(dir, "--frobnicate -- true");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("unknown option '--frobnicate'"), std::string::npos) << r.err;
+  r = record(dir, "true");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("missing '--' before the command 'true'"), std::string::npos) << r.err;
+  r = record(dir, "--clock slow -- true");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--clock takes fine or coarse"), std::string::npos) << r.err;
+  r = record(dir, "-o x.trace --");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("missing the COMMAND"), std::string::npos) << r.err;
+}
+
+TEST(RecordUsage, RecorderLibraryMissing) {
+  TempDir dir;
+  const Result r = run(dir, "STRATA_LIB_DIR=" + quote(dir / "nolib") + " " + quote(kStrata) +
+                                " record -- true");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("strata_record"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("libstrata-record.so"), std::string::npos) << r.err;
+}
+
+TEST(RecordUsage, OutputNotWritable) {
+  TempDir dir;
+  const Result r = record(dir, "-o " + quote(dir / "no/such/dir/x.trace") + " -- true");
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("cannot write"), std::string::npos) << r.err;
+}
+
+TEST(RecordUsage, CommandNotFound) {
+  TempDir dir;
+  const Result r = record(dir, "-o x.trace -- " + quote(dir / "no-such-program"));
+  EXPECT_EQ(r.status, 127);
+  EXPECT_NE(r.err.find("command not found"), std::string::npos) << r.err;
+}
+
+#ifdef STRATA_RECORD_PRELOAD_TESTS
+
+// Every event of a trace file; fails the test (by exception) when it does not read.
+std::vector<Event> readEvents(const std::string& path, bool* complete) {
+  const std::string bytes = slurp(path);
+  return strata::trace::readTrace(reinterpret_cast<const unsigned char*>(bytes.data()),
+                                  bytes.size(), complete);
+}
+
+// One expected event: indexes into the expected list name the events that created the
+// object and target (-1: none).
+struct Expect {
+  Op op;
+  std::uint8_t flags;
+  std::uint64_t size;
+  unsigned align;
+  int object;
+  int target;
+};
+
+// The sequence record_sequence_program performs, as events.
+std::vector<Expect> sequenceExpectations() {
+  std::vector<Expect> x;
+  auto add = [&x](Op op, std::uint8_t flags = 0, std::uint64_t size = 0, unsigned align = 0,
+                  int object = -1, int target = -1) {
+    x.push_back({op, flags, size, align, object, target});
+    return static_cast<int>(x.size()) - 1;
+  };
+  const std::uint64_t huge = std::uint64_t{1} << 62;
+  const int mark = add(Op::Malloc, 0, 1000001);
+  add(Op::Free, 0, 0, 0, mark);
+  const int m = add(Op::Malloc, 0, 100);
+  const int c = add(Op::Calloc, 0, 200);
+  const int r0 = add(Op::Realloc, kFlagNull, 50);
+  const int r1 = add(Op::Realloc, 0, 5000, 0, -1, r0);
+  const int r2 = add(Op::Realloc, 0, 10, 0, -1, r1);
+  const int z = add(Op::Malloc, 0, 30);
+  add(Op::Realloc, kFlagFailed, 0, 0, -1, z);
+  add(Op::Free, kFlagNull);
+  add(Op::Malloc, kFlagFailed, huge);
+  add(Op::Realloc, kFlagFailed, huge, 0, -1, m);
+  const int ra = add(Op::Realloc, kFlagNull, 100);
+  const int ma = add(Op::Memalign, kFlagAligned, 100, 6);
+  const int pm = add(Op::Memalign, kFlagAligned, 300, 8);
+  const int aa = add(Op::Memalign, kFlagAligned, 256, 7);
+  const int va = add(Op::Memalign, kFlagAligned, 10, 12);
+  const int pv = add(Op::Memalign, kFlagAligned, 10, 12);
+  const int n1 = add(Op::New, 0, sizeof(int));
+  const int n2 = add(Op::New, 0, 10 * sizeof(int));
+  const int na = add(Op::New, kFlagAligned, 64, 6);
+  const int nt = add(Op::New, 0, 77);
+  add(Op::New, kFlagFailed, huge);
+  add(Op::Delete, 0, 0, 0, n1);
+  add(Op::Delete, 0, 0, 0, n2);
+  add(Op::Delete, 0, 0, 0, na);
+  add(Op::Delete, 0, 0, 0, nt);
+  add(Op::Delete, kFlagNull);
+  add(Op::New, kFlagFailed, huge);  // the throwing one: its exception's malloc/free may follow
+  for (int f : {m, c, r2, ra, ma, pm, aa, va, pv}) add(Op::Free, 0, 0, 0, f);
+
+  const int R = add(Op::ReapCreate, kFlagNull);
+  const int C = add(Op::ReapCreate, 0, 0, 0, -1, R);
+  const int rx = add(Op::ReapMalloc, 0, 40, 0, -1, R);
+  const int ry = add(Op::ReapMalloc, 0, 24, 0, -1, C);
+  add(Op::ReapMalloc, 0, 100, 0, -1, C);
+  add(Op::ReapFree, 0, 0, 0, ry, C);
+  add(Op::ReapMalloc, 0, 16, 0, -1, C);
+  add(Op::ReapFree, 0, 0, 0, rx, R);
+  add(Op::ReapFree, kFlagNull, 0, 0, -1, R);
+  add(Op::ReapClear, 0, 0, 0, -1, R);
+  add(Op::ReapDestroy, 0, 0, 0, -1, R);
+
+  const int P = add(Op::ReapCreate, kFlagNull);
+  const int po = add(Op::ReapMalloc, 0, 12, 0, -1, P);
+  add(Op::ReapFree, 0, 0, 0, po, P);
+  add(Op::ReapClear, 0, 0, 0, -1, P);
+  add(Op::ReapDestroy, 0, 0, 0, -1, P);
+
+  const int g = add(Op::ReapCreate, kFlagNull);
+  add(Op::ReapMalloc, 0, 33, 0, -1, g);
+  add(Op::ReapMalloc, 0, 10, 0, -1, g);
+  add(Op::ReapMalloc, 0, 6, 0, -1, g);
+  add(Op::ReapClear, 0, 0, 0, -1, g);
+  add(Op::ReapDestroy, 0, 0, 0, -1, g);
+
+  const int end = add(Op::Malloc, 0, 1000002);
+  add(Op::Free, 0, 0, 0, end);
+  return x;
+}
+
+TEST(Record, KnownSequenceEventForEvent) {
+  TempDir dir;
+  const Result r = record(dir, "-o seq.trace -- " + quote(RECORD_SEQUENCE));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("complete"), std::string::npos) << r.err;
+  bool complete = false;
+  const std::vector<Event> events = readEvents(dir / "seq.trace", &complete);
+  EXPECT_TRUE(complete);
+
+  std::size_t a = 0;
+  while (a < events.size() && !(events[a].op == Op::Malloc && events[a].size == 1000001)) ++a;
+  ASSERT_LT(a, events.size()) << "the start marker malloc(1000001) is not in the trace";
+  const std::uint32_t thread = events[a].thread;
+  const std::vector<Expect> want = sequenceExpectations();
+  std::vector<std::uint64_t> idOf(want.size(), kNoObject);
+  for (std::size_t j = 0; j < want.size(); ++j, ++a) {
+    ASSERT_LT(a, events.size()) << "the trace ends before expected event " << j;
+    const Event& e = events[a];
+    const Expect& x = want[j];
+    SCOPED_TRACE("expected event " + std::to_string(j) + " (op " +
+                 std::to_string(static_cast<int>(x.op)) + "), trace event " + std::to_string(a));
+    ASSERT_EQ(static_cast<int>(e.op), static_cast<int>(x.op));
+    EXPECT_EQ(e.flags, x.flags);
+    EXPECT_EQ(e.thread, thread);
+    EXPECT_EQ(e.size, x.size);
+    EXPECT_EQ(e.alignLog2, x.align);
+    if (x.object >= 0) {
+      EXPECT_EQ(e.object, idOf[static_cast<std::size_t>(x.object)]);
+    }
+    EXPECT_EQ(e.target, x.target >= 0 ? idOf[static_cast<std::size_t>(x.target)] : kNoObject);
+    if (strata::trace::opCreates(e.op) && !(e.flags & kFlagFailed)) {
+      EXPECT_NE(e.object, kNoObject);
+      idOf[j] = e.object;
+    }
+    if (a > 0) {
+      EXPECT_GE(e.timeNs, events[a - 1].timeNs) << "time runs backwards on one thread";
+    }
+    if (j > 0 && x.op == Op::New && x.flags == kFlagFailed && want[j - 1].op == Op::Delete) {
+      // The throwing operator new: libstdc++ mallocs the bad_alloc it throws and frees it
+      // after the catch. Those two events (if any) belong to the program too.
+      std::vector<std::uint64_t> skipped;
+      while (a + 1 < events.size() && skipped.size() < 4) {
+        const Event& s = events[a + 1];
+        if (s.op == Op::Malloc && s.size < 1024 && !(s.flags & kFlagFailed)) {
+          skipped.push_back(s.object);
+        } else if (s.op == Op::Free &&
+                   std::find(skipped.begin(), skipped.end(), s.object) != skipped.end()) {
+          skipped.push_back(kNoObject);
+        } else {
+          break;
+        }
+        ++a;
+      }
+    }
+  }
+}
+
+TEST(Record, ThreadsKeepTheirOrderAndCrossThreadFreesMatch) {
+  constexpr int kThreads = 4, kObjects = 200;
+  TempDir dir;
+  const Result r = record(dir, "-o th.trace -- " + quote(RECORD_THREADS));
+  ASSERT_EQ(r.status, 0) << r.err;
+  bool complete = false;
+  const std::vector<Event> events = readEvents(dir / "th.trace", &complete);
+  EXPECT_TRUE(complete);
+
+  struct Obj {
+    int t, i;
+  };
+  std::map<std::uint64_t, Obj> objects;              // id -> (allocating thread, index)
+  std::map<std::uint32_t, int> workerOf;             // recorded thread -> worker t
+  std::vector<std::vector<std::string>> seq(kThreads);  // per worker, its events in order
+  for (const Event& e : events) {
+    if (e.op == Op::Malloc && e.size >= 1000 && e.size < 1000u * (kThreads + 1) &&
+        e.size % 1000 < kObjects) {
+      const int t = static_cast<int>(e.size / 1000) - 1, i = static_cast<int>(e.size % 1000);
+      objects[e.object] = {t, i};
+      auto [it, fresh] = workerOf.emplace(e.thread, t);
+      ASSERT_EQ(it->second, t) << "thread " << e.thread << " allocated for two workers";
+      (void)fresh;
+      seq[static_cast<std::size_t>(t)].push_back("m" + std::to_string(i));
+    } else if (e.op == Op::Free && objects.count(e.object)) {
+      const Obj o = objects[e.object];
+      ASSERT_TRUE(workerOf.count(e.thread)) << "a free on a thread that allocated nothing";
+      const int t = workerOf[e.thread];
+      EXPECT_EQ(o.t, (t + 1) % kThreads) << "worker " << t << " freed another's object";
+      seq[static_cast<std::size_t>(t)].push_back("f" + std::to_string(o.i));
+      objects[e.object].t = -1;  // a second free would now fail the check above
+    }
+  }
+  ASSERT_EQ(workerOf.size(), static_cast<std::size_t>(kThreads)) << "one recorded thread per worker";
+  std::vector<std::string> expected;
+  for (int i = 0; i < kObjects; ++i) expected.push_back("m" + std::to_string(i));
+  for (int i = 0; i < kObjects; ++i) expected.push_back("f" + std::to_string(i));
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(seq[static_cast<std::size_t>(t)], expected) << "worker " << t;
+}
+
+TEST(Record, ForkWritesTwoTracesAndTheChildsIsSelfContained) {
+  TempDir dir;
+  const Result r = record(dir, "-o fk.trace -- " + quote(RECORD_FORK));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const long childPid = std::stol(r.out);
+  const std::string childTrace = dir / ("fk.trace." + std::to_string(childPid));
+  EXPECT_NE(r.err.find(childTrace), std::string::npos) << r.err;
+
+  bool complete = false;
+  const std::vector<Event> parent = readEvents(dir / "fk.trace", &complete);
+  EXPECT_TRUE(complete);
+  auto sizes = [](const std::vector<Event>& ev, Op op) {
+    std::vector<std::uint64_t> s;
+    for (const Event& e : ev)
+      if (e.op == op) s.push_back(e.size);
+    return s;
+  };
+  auto has = [](const std::vector<std::uint64_t>& v, std::uint64_t x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+  };
+  const auto parentMallocs = sizes(parent, Op::Malloc);
+  EXPECT_TRUE(has(parentMallocs, 111) && has(parentMallocs, 222) && has(parentMallocs, 555));
+  EXPECT_FALSE(has(parentMallocs, 444)) << "the child's malloc is in the parent's trace";
+
+  const std::vector<Event> child = readEvents(childTrace, &complete);
+  EXPECT_TRUE(complete);
+  // The child's trace starts with what it inherited: the reap, then the live objects
+  // (111, 333 and the reap's 77), at least those; never the freed 222 one.
+  ASSERT_GE(child.size(), 4u);
+  EXPECT_EQ(child[0].op, Op::ReapCreate);
+  std::map<std::uint64_t, std::uint64_t> inherited;  // size -> id
+  std::size_t k = 1;
+  for (; k < child.size() && child[k].timeNs == child[0].timeNs &&
+         (child[k].op == Op::Malloc || child[k].op == Op::ReapMalloc || child[k].op == Op::Memalign);
+       ++k)
+    inherited[child[k].size] = child[k].object;
+  ASSERT_TRUE(inherited.count(111) && inherited.count(333) && inherited.count(77));
+  EXPECT_FALSE(inherited.count(222));
+  for (std::size_t j = 1; j < k; ++j) {
+    if (child[j].size == 77) {
+      EXPECT_EQ(child[j].op, Op::ReapMalloc);
+      EXPECT_EQ(child[j].target, child[0].object);
+    }
+  }
+  // Then what the child did, naming the re-created ids.
+  std::vector<Event> rest(child.begin() + static_cast<std::ptrdiff_t>(k), child.end());
+  auto at = [&](Op op, std::uint64_t object) {
+    for (std::size_t j = 0; j < rest.size(); ++j)
+      if (rest[j].op == op && rest[j].object == object) return static_cast<long>(j);
+    return -1L;
+  };
+  const long free111 = at(Op::Free, inherited[111]);
+  const long free77 = at(Op::ReapFree, inherited[77]);
+  const long free333 = at(Op::Free, inherited[333]);
+  EXPECT_GE(free111, 0);
+  EXPECT_GT(free77, free111);
+  EXPECT_GT(free333, free77);
+  EXPECT_TRUE(has(sizes(rest, Op::Malloc), 444));
+  EXPECT_FALSE(has(sizes(rest, Op::Malloc), 555));
+}
+
+TEST(Record, AbortLeavesEveryEventAndStatus134) {
+  TempDir dir;
+  const Result r = record(dir, "-o ab.trace -- " + quote(RECORD_CRASH) + " abort");
+  EXPECT_EQ(r.status, 134) << r.err;
+  EXPECT_NE(r.err.find("incomplete"), std::string::npos) << r.err;
+  bool complete = true;
+  const std::vector<Event> events = readEvents(dir / "ab.trace", &complete);
+  EXPECT_FALSE(complete);
+  // 100000 mallocs of 1 + i % 1000 (several chunks), then 4242, the last before abort().
+  std::size_t a = 0;
+  while (a < events.size() && !(events[a].op == Op::Malloc && events[a].size == 1)) ++a;
+  ASSERT_LE(a + 100001, events.size());
+  for (std::size_t i = 0; i < 100000; ++i) {
+    ASSERT_EQ(events[a + i].op, Op::Malloc);
+    ASSERT_EQ(events[a + i].size, 1 + i % 1000) << "event " << i;
+  }
+  EXPECT_EQ(events[a + 100000].size, 4242u);
+}
+
+TEST(Record, SegfaultLeavesTheTraceAndStatus139) {
+  TempDir dir;
+  const Result r = record(dir, "-o sg.trace -- " + quote(RECORD_CRASH) + " segv");
+  EXPECT_EQ(r.status, 139) << r.err;
+  bool complete = true;
+  const std::vector<Event> events = readEvents(dir / "sg.trace", &complete);
+  EXPECT_FALSE(complete);
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.back().op, Op::Malloc);
+  EXPECT_EQ(events.back().size, 4343u);
+}
+
+TEST(Record, UnderscoreExitFinishesTheTraceAndPassesTheStatus) {
+  TempDir dir;
+  const Result r = record(dir, "-o ex.trace -- " + quote(RECORD_CRASH) + " _exit");
+  EXPECT_EQ(r.status, 5) << r.err;
+  bool complete = false;
+  const std::vector<Event> events = readEvents(dir / "ex.trace", &complete);
+  EXPECT_TRUE(complete);
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.back().size, 4444u);
+}
+
+TEST(Record, QuickExitFinishesTheTraceAndPassesTheStatus) {
+  TempDir dir;
+  const Result r = record(dir, "-o qe.trace -- " + quote(RECORD_CRASH) + " quick");
+  EXPECT_EQ(r.status, 6) << r.err;
+  bool complete = false;
+  const std::vector<Event> events = readEvents(dir / "qe.trace", &complete);
+  EXPECT_TRUE(complete);
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.back().size, 4646u);
+}
+
+TEST(Record, ExitStatusIsPassedOnAndTheDefaultNameUsed) {
+  TempDir dir;
+  const Result r = record(dir, "-- " + quote(RECORD_CRASH) + " exit3");
+  EXPECT_EQ(r.status, 3) << r.err;
+  bool complete = false;
+  const std::vector<Event> events = readEvents(dir / "record_crash_program.trace", &complete);
+  EXPECT_TRUE(complete);
+  bool found = false;
+  for (const Event& e : events) found = found || (e.op == Op::Malloc && e.size == 4545);
+  EXPECT_TRUE(found);
+}
+
+TEST(Record, SigkillLeavesAValidPrefix) {
+  TempDir dir;
+  const Result r = record(dir, "-o kl.trace -- " + quote(RECORD_CRASH) + " kill");
+  EXPECT_EQ(r.status, 137) << r.err;
+  bool complete = true;
+  const std::vector<Event> events = readEvents(dir / "kl.trace", &complete);
+  EXPECT_FALSE(complete);
+  // Whole chunks were written as they filled: 100000 events of 4-5 bytes fill several.
+  EXPECT_GT(events.size(), 30000u);
+}
+
+TEST(Record, FineClockAdvancesAndCoarseClockRecordsToo) {
+  TempDir dir;
+  Result r = record(dir, "-o fine.trace -- " + quote(RECORD_CRASH) + " abort");
+  EXPECT_EQ(r.status, 134) << r.err;
+  bool complete = true;
+  std::vector<Event> events = readEvents(dir / "fine.trace", &complete);
+  ASSERT_GT(events.size(), 100000u);
+  // 100000 mallocs take well over a microsecond: a nanosecond clock shows it.
+  EXPECT_GT(events.back().timeNs, events.front().timeNs + 1000);
+  r = record(dir, "--clock coarse -o coarse.trace -- " + quote(RECORD_CRASH) + " exit3");
+  EXPECT_EQ(r.status, 3) << r.err;
+  events = readEvents(dir / "coarse.trace", &complete);
+  EXPECT_TRUE(complete);
+  EXPECT_FALSE(events.empty());
+}
+
+TEST(Record, ExecRestartsTheTraceForTheNewProgram) {
+  TempDir dir;
+  const Result r =
+      record(dir, "-o sh.trace -- /bin/sh -c " + quote("exec " + quote(RECORD_CRASH) + " exit3"));
+  EXPECT_EQ(r.status, 3) << r.err;
+  bool complete = false;
+  const std::vector<Event> events = readEvents(dir / "sh.trace", &complete);
+  EXPECT_TRUE(complete);
+  bool found = false;
+  for (const Event& e : events) found = found || (e.op == Op::Malloc && e.size == 4545);
+  EXPECT_TRUE(found) << "sh.trace is not the exec'd program's trace";
+}
+
+#endif  // STRATA_RECORD_PRELOAD_TESTS
+
+}  // namespace

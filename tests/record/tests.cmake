@@ -1,0 +1,33 @@
+# `strata record` and the recorder (libstrata-record.so, src/record/): record_test runs the
+# built `strata` executable on small programs with known allocation sequences (a sequence
+# through every entry point, threads with cross-thread frees, fork, crashes and exits) and
+# checks the traces event for event; it also checks bad usage. The programs run with the
+# recorder preloaded, which a sanitized build cannot do (the sanitizer owns malloc, and a
+# sanitized recorder cannot go into a plain program), so there only the usage cases run.
+if(TARGET strata_cli AND TARGET strata_record)
+  set(strata_rec_dir ${CMAKE_CURRENT_LIST_DIR})
+  add_executable(record_test ${strata_rec_dir}/record_test.cpp)
+  target_compile_options(record_test PRIVATE -Wall -Wextra -Werror)
+  target_link_libraries(record_test PRIVATE strata::strata GTest::gtest GTest::gtest_main)
+  target_compile_definitions(record_test PRIVATE
+    STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>")
+  add_dependencies(record_test strata_cli strata_record)
+  if(NOT STRATA_SANITIZE AND TARGET strata_reap AND TARGET strata_region)
+    # -fno-builtin and -fno-allocation-dce: every allocation call in the source is made.
+    foreach(prog sequence threads fork crash)
+      add_executable(record_${prog}_program ${strata_rec_dir}/${prog}_program.cpp)
+      target_compile_options(record_${prog}_program PRIVATE -O1 -fno-builtin -fno-allocation-dce
+                             -Wall -Wextra -Werror)
+      target_link_libraries(record_${prog}_program PRIVATE strata::strata)
+      add_dependencies(record_test record_${prog}_program)
+    endforeach()
+    target_link_libraries(record_sequence_program PRIVATE strata_reap strata_region)
+    target_link_libraries(record_fork_program PRIVATE strata_reap)
+    target_compile_definitions(record_test PRIVATE STRATA_RECORD_PRELOAD_TESTS=1
+      RECORD_SEQUENCE="$<TARGET_FILE:record_sequence_program>"
+      RECORD_THREADS="$<TARGET_FILE:record_threads_program>"
+      RECORD_FORK="$<TARGET_FILE:record_fork_program>"
+      RECORD_CRASH="$<TARGET_FILE:record_crash_program>")
+  endif()
+  gtest_discover_tests(record_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
+endif()
