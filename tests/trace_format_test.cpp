@@ -237,6 +237,32 @@ TEST(TraceFormat, OneMillionRandomEventsRoundTripAcrossChunksAndThreads) {
               static_cast<unsigned long long>(w.chunks));
 }
 
+// The recorder's trusted appendUnchecked() writes the very bytes append() writes for the same
+// valid events, and returns the same ids.
+TEST(TraceWriter, AppendUncheckedWritesWhatAppendWrites) {
+  for (bool realistic : {false, true}) {
+    SCOPED_TRACE(realistic ? "realistic" : "random");
+    Bytes checked, unchecked;
+    std::vector<unsigned char> b1(4096), b2(4096);
+    TraceWriter w1(b1.data(), b1.size(), VectorSink{&checked, nullptr});
+    TraceWriter w2(b2.data(), b2.size(), VectorSink{&unchecked, nullptr});
+    EventSource src(7, 8, realistic);
+    for (int i = 0; i < 100000; ++i) {
+      const Event e = src.make();
+      const std::uint64_t id1 = w1.append(e);
+      ASSERT_NE(id1, decltype(w1)::kRejected) << "event " << i;
+      const std::uint64_t id2 = w2.appendUnchecked(e.op, e.flags, e.thread, e.timeNs, e.object,
+                                                   e.target, e.size, e.alignLog2);
+      ASSERT_EQ(id1, id2) << "event " << i;
+      src.record(e, id1);
+    }
+    ASSERT_TRUE(w1.finish());
+    ASSERT_TRUE(w2.finish());
+    EXPECT_GT(w1.chunks(), 10u);
+    EXPECT_TRUE(checked == unchecked);
+  }
+}
+
 TEST(TraceFormat, RealisticMixIsCompact) {
   Written w = writeTrace(1'000'000, 256 * 1024, 2, 8, true);
   std::vector<Event> back;

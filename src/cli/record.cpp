@@ -26,7 +26,7 @@ namespace strata::cli {
 namespace {
 
 constexpr std::string_view kHelp =
-    "usage: strata record [-o FILE] [--clock fine|coarse] -- COMMAND [ARGS...]\n"
+    "usage: strata record [-o FILE] [--clock tsc|fine|coarse] -- COMMAND [ARGS...]\n"
     "\n"
     "Runs COMMAND with Strata's recorder preloaded and writes every malloc, calloc, realloc,\n"
     "free, aligned allocation and operator new/delete it makes (and its reap/region calls when\n"
@@ -34,8 +34,10 @@ constexpr std::string_view kHelp =
     "`strata stats`, `strata replay` and `strata compare` read.\n"
     "\n"
     "  -o FILE, --output FILE   the trace file (default: <name of COMMAND>.trace here)\n"
-    "  --clock fine|coarse      the time stamps: fine (default) is CLOCK_MONOTONIC, to the\n"
-    "                           nanosecond; coarse is CLOCK_MONOTONIC_COARSE, cheaper to read\n"
+    "  --clock tsc|fine|coarse  the time stamps: tsc (default where the kernel's clocksource\n"
+    "                           is the TSC) reads the CPU's time-stamp counter, calibrated\n"
+    "                           against CLOCK_MONOTONIC; fine is CLOCK_MONOTONIC itself (the\n"
+    "                           default elsewhere); coarse is CLOCK_MONOTONIC_COARSE, cheaper\n"
     "                           but advancing only every kernel tick (1-4 ms)\n"
     "\n"
     "Every other process COMMAND starts (fork, or programs it runs) writes FILE.<pid>. A\n"
@@ -177,13 +179,13 @@ int runRecord(std::span<char* const> args) {
       if (output.empty()) return usageError("the output FILE is empty");
     } else if (a == "--clock" || a.starts_with("--clock=")) {
       if (a == "--clock") {
-        if (i + 1 >= args.size()) return usageError("--clock needs fine or coarse");
+        if (i + 1 >= args.size()) return usageError("--clock needs tsc, fine or coarse");
         clock = args[++i];
       } else {
         clock = a.substr(std::strlen("--clock="));
       }
-      if (clock != "fine" && clock != "coarse")
-        return usageError("--clock takes fine or coarse, not '" + clock + "'");
+      if (clock != "tsc" && clock != "fine" && clock != "coarse")
+        return usageError("--clock takes tsc, fine or coarse, not '" + clock + "'");
     } else if (a.starts_with("--output=")) {
       output = a.substr(std::strlen("--output="));
       if (output.empty()) return usageError("the output FILE is empty");

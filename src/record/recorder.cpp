@@ -19,9 +19,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/single_threaded.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <x86intrin.h>
+#endif
 
 #include <algorithm>
 #include <atomic>
@@ -67,6 +73,7 @@ void* mapPages(size_t bytes) {
 // One live address the trace knows: the object (or reap) id it got, its requested size, and
 // `meta`: bits 0-47 the id + 1 of the reap it came from (0: none), bit 48 set for a reap
 // handle (then `size` holds the parent reap's id, or kNoObject), bits 56-63 alignment log2.
+// The full form, kept only for the rare entries (see ObjectMap); lookups return it.
 struct Entry {
   uintptr_t addr;
   uint64_t id;
@@ -87,6 +94,19 @@ uint64_t metaReap(uint64_t meta) {
 bool metaIsReap(uint64_t meta) { return (meta & kReapBit) != 0; }
 unsigned metaAlign(uint64_t meta) { return static_cast<unsigned>(meta >> 56); }
 
+// The compact form of an entry, 16 bytes (four to a cache line): the address and, packed in
+// `value`, the id (bits 0-39) and the requested size (bits 40-62) of a plain object (no reap,
+// no alignment, id < 2^40 - 1, size < 2^23), or kRare when the entry's full form is in the
+// side table.
+struct Packed {
+  uintptr_t addr;
+  uint64_t value;
+};
+constexpr unsigned kIdBits = 40;
+constexpr uint64_t kIdMask = (uint64_t{1} << kIdBits) - 1;
+constexpr uint64_t kSizeLimit = uint64_t{1} << 23;
+constexpr uint64_t kRare = ~uint64_t{0};
+
 // Memory for the address table: 2 MiB-aligned and marked MADV_HUGEPAGE when it is that large,
 // because lookups land at random in a table that grows with the live objects, and with 4 KiB
 // pages nearly every one of them also misses the TLB (very costly under a hypervisor's
@@ -105,91 +125,129 @@ void* mapTable(size_t bytes) {
   return p;
 }
 
-// Address -> Entry: open addressing with linear probing and backward-shift deletion (no
-// tombstones, so a long run of malloc/free does not degrade it), kept at most half full and
-// doubled by rehashing into a fresh mapping. Lookup, insert and erase are one multiply-shift
-// hash and usually one cache line. Not thread-safe: used under the recorder's lock.
-class AddressMap {
+// The home slot of addr in a table of mask + 1 slots (shift = 64 - log2 of that). Keeps
+// neighbours together: the 16-byte units of one 64 KiB block of address space map to 4096
+// consecutive slots, at an offset given by a multiplicative hash of the block number. An
+// allocator hands out neighbouring addresses one after the other, so a run of mallocs
+// writes neighbouring slots (one cache miss per four entries instead of one per entry),
+// while blocks (and the 64 MiB-aligned heaps of glibc's thread arenas, which a plain mask
+// would pile onto the same slots) still spread over the whole table.
+inline size_t homeSlot(uintptr_t addr, size_t mask, unsigned shift) {
+  const size_t block = static_cast<size_t>(((addr >> 16) * 0x9E3779B97F4A7C15ull) >> shift);
+  return (block + ((addr >> 4) & 0xfff)) & mask;
+}
+
+// Address -> slot S (a struct whose first field is `uintptr_t addr`; 0 marks an empty slot):
+// open addressing with linear probing and backward-shift deletion (no tombstones, so a long
+// run of malloc/free does not degrade it), kept at most half full and doubled by rehashing
+// into a fresh mapping. Lookup, insert and erase are one hash and usually one cache line. Not
+// thread-safe: used under the recorder's lock.
+template <class S>
+class HashTable {
  public:
   bool init(size_t slots) {
-    slots_ = static_cast<Entry*>(mapTable(slots * sizeof(Entry)));
+    slots_ = static_cast<S*>(mapTable(slots * sizeof(S)));
     if (slots_ == nullptr) return false;
     mask_ = slots - 1;
     shift_ = 64 - static_cast<unsigned>(__builtin_ctzll(slots));
     count_ = 0;
     return true;
   }
-  // The entry for addr, or nullptr.
-  Entry* find(uintptr_t addr) {
+  // The slot holding addr, or nullptr.
+  S* find(uintptr_t addr) {
     for (size_t i = home(addr);; i = (i + 1) & mask_) {
       if (slots_[i].addr == addr) return &slots_[i];
       if (slots_[i].addr == 0) return nullptr;
     }
   }
-  // Adds e, replacing an entry with the same address. False when the table could not grow.
-  bool insert(const Entry& e) {
-    if ((count_ + 1) * 2 > mask_ + 1 && !grow()) return false;
-    size_t i = home(e.addr);
+  // Adds s, replacing a slot with the same address. False when the table could not grow.
+  bool insert(const S& s) {
+    bool existed;
+    S* slot = insertSlot(s.addr, &existed);
+    if (slot == nullptr) return false;
+    *slot = s;
+    return true;
+  }
+  // The slot for addr: its existing one (*existed = true), or a new one holding only the
+  // address, for the caller to fill. nullptr when the table could not grow.
+  S* insertSlot(uintptr_t addr, bool* existed) {
+    if ((count_ + 1) * 2 > mask_ + 1 && !grow()) return nullptr;
+    size_t i = home(addr);
     for (; slots_[i].addr != 0; i = (i + 1) & mask_) {
-      if (slots_[i].addr == e.addr) {
-        slots_[i] = e;
-        return true;
+      if (slots_[i].addr == addr) {
+        *existed = true;
+        return &slots_[i];
       }
     }
-    slots_[i] = e;
+    *existed = false;
+    slots_[i].addr = addr;
     ++count_;
-    return true;
+    return &slots_[i];
   }
-  // Removes the entry for addr into *out. False when addr is not in the table.
-  bool take(uintptr_t addr, Entry* out) {
-    Entry* e = find(addr);
-    if (e == nullptr) return false;
-    *out = *e;
-    eraseAt(static_cast<size_t>(e - slots_));
-    return true;
+  void erase(S* s) { eraseAt(static_cast<size_t>(s - slots_)); }
+  // Removes addr's slot, if there is one.
+  void erase(uintptr_t addr) {
+    if (S* s = find(addr)) erase(s);
   }
-  void erase(Entry* e) { eraseAt(static_cast<size_t>(e - slots_)); }
   // Starts loading addr's home slot into the cache, so that the miss overlaps the clock read
   // and the lock that come before the lookup. Runs without the lock: it may read a table
   // that is being replaced, which is harmless for a prefetch (it never faults). The fields
   // are read atomically (relaxed) for that reason.
   void prefetch(uintptr_t addr) const {
-    Entry* slots = __atomic_load_n(&slots_, __ATOMIC_RELAXED);
+    S* slots = __atomic_load_n(&slots_, __ATOMIC_RELAXED);
     const size_t mask = __atomic_load_n(&mask_, __ATOMIC_RELAXED);
     const unsigned shift = __atomic_load_n(&shift_, __ATOMIC_RELAXED);
     if (slots == nullptr) return;
-    const size_t i = static_cast<size_t>(((addr >> 4) * 0x9E3779B97F4A7C15ull) >> shift) & mask;
-    __builtin_prefetch(&slots[i], 1);
+    __builtin_prefetch(&slots[homeSlot(addr, mask, shift)], 1);
+  }
+  // Loads addr's home slot, without the lock, so that its cache miss is over before the
+  // caller takes the lock (the lock's atomic exchange waits for earlier loads, not for
+  // prefetches): other threads then do not wait for that miss too. The table may be growing
+  // meanwhile: mask_ is read first and grow() publishes the bigger table before its bigger
+  // mask, so the slot read is inside whichever table is seen, and a replaced table stays
+  // mapped (see grow()). The value read is thrown away.
+  void touch(uintptr_t addr) const {
+    const size_t mask = __atomic_load_n(&mask_, __ATOMIC_ACQUIRE);
+    S* slots = __atomic_load_n(&slots_, __ATOMIC_RELAXED);
+    const unsigned shift = __atomic_load_n(&shift_, __ATOMIC_RELAXED);
+    if (slots == nullptr) return;
+    const uintptr_t v = __atomic_load_n(&slots[homeSlot(addr, mask, shift)].addr, __ATOMIC_RELAXED);
+    asm volatile("" : : "r"(v));
   }
   size_t capacity() const { return mask_ + 1; }
   size_t size() const { return count_; }
-  Entry* slots() { return slots_; }
-  // Keeps only the entries for which keep(entry) is true, by rebuilding the table (entries
-  // move, so erasing while scanning would skip some). O(capacity).
+  S* slots() { return slots_; }
+  // Keeps only the slots for which keep(slot) is true, by rebuilding the table (slots move,
+  // so erasing while scanning would skip some). O(capacity). Unmaps the old table: not for
+  // a table that touch() reads.
   template <class Keep>
   void retain(Keep keep) {
-    AddressMap fresh;
+    HashTable fresh;
     if (!fresh.init(capacity())) return;
     for (size_t i = 0; i <= mask_; ++i)
       if (slots_[i].addr != 0 && keep(slots_[i])) fresh.insert(slots_[i]);
-    ::munmap(slots_, capacity() * sizeof(Entry));
+    ::munmap(slots_, capacity() * sizeof(S));
     *this = fresh;
   }
 
  private:
-  size_t home(uintptr_t addr) const {
-    return static_cast<size_t>(((addr >> 4) * 0x9E3779B97F4A7C15ull) >> shift_) & mask_;
-  }
+  size_t home(uintptr_t addr) const { return homeSlot(addr, mask_, shift_); }
+  // Doubles the table. The old one's memory goes back to the kernel (MADV_DONTNEED), but its
+  // address range stays mapped (reading it gives zeros), because touch() may still read it
+  // from another thread; at most as many bytes of address space as the table has are left so.
   bool grow() {
-    AddressMap bigger;
+    HashTable bigger;
     if (!bigger.init(capacity() * 2)) return false;
     for (size_t i = 0; i <= mask_; ++i)
       if (slots_[i].addr != 0) bigger.insert(slots_[i]);
-    ::munmap(slots_, capacity() * sizeof(Entry));
-    *this = bigger;
+    ::madvise(slots_, capacity() * sizeof(S), MADV_DONTNEED);
+    __atomic_store_n(&slots_, bigger.slots_, __ATOMIC_RELEASE);
+    __atomic_store_n(&shift_, bigger.shift_, __ATOMIC_RELEASE);
+    __atomic_store_n(&mask_, bigger.mask_, __ATOMIC_RELEASE);
+    count_ = bigger.count_;
     return true;
   }
-  // Linear-probing deletion: pulls back every later entry of the cluster whose home slot
+  // Linear-probing deletion: pulls back every later slot of the cluster whose home slot
   // does not lie cyclically in (hole, its slot], so lookups never meet a false gap.
   void eraseAt(size_t hole) {
     for (size_t j = (hole + 1) & mask_; slots_[j].addr != 0; j = (j + 1) & mask_) {
@@ -206,10 +264,104 @@ class AddressMap {
 
   // The table's shape, read by every thread's prefetch, and its fill count, written by every
   // insert and erase: on separate cache lines.
-  alignas(64) Entry* slots_ = nullptr;
+  alignas(64) S* slots_ = nullptr;
   size_t mask_ = 0;
   unsigned shift_ = 64;
   alignas(64) size_t count_ = 0;
+};
+
+// Every live address the trace knows. The main table has a 16-byte Packed slot per address;
+// the few entries that do not pack (reaps, objects in reaps, aligned objects, sizes of 8 MiB
+// and more, ids from 2^40 - 1 on) are marked kRare there and kept whole in a side table of
+// Entry. Half the bytes of one table of Entry: a table holding a large live set misses the
+// caches half as often. Not thread-safe: used under the recorder's lock.
+class ObjectMap {
+ public:
+  bool init(size_t slots) { return main_.init(slots) && side_.init(64); }
+  void prefetch(uintptr_t addr) const { main_.prefetch(addr); }
+  void touch(uintptr_t addr) const { main_.touch(addr); }
+  // Fills *out with addr's entry; false when addr is not known.
+  bool find(uintptr_t addr, Entry* out) {
+    Packed* s = main_.find(addr);
+    if (s == nullptr) return false;
+    return unpack(*s, out);
+  }
+  // Removes addr's entry into *out; false when addr is not known.
+  bool take(uintptr_t addr, Entry* out) {
+    Packed* s = main_.find(addr);
+    if (s == nullptr) return false;
+    const bool found = unpack(*s, out);
+    if (s->value == kRare) side_.erase(addr);
+    main_.erase(s);
+    return found;
+  }
+  // Adds e, replacing an entry with the same address. False when a table could not grow.
+  bool insert(const Entry& e) {
+    const bool plain = packs(e);
+    if (!plain && !side_.insert(e)) return false;
+    bool existed;
+    Packed* s = main_.insertSlot(e.addr, &existed);
+    if (s == nullptr) {
+      if (!plain) side_.erase(e.addr);
+      return false;
+    }
+    if (plain && existed && s->value == kRare) side_.erase(e.addr);  // replaced a rare one
+    s->value = plain ? e.id | (e.size << kIdBits) : kRare;
+    return true;
+  }
+  void erase(uintptr_t addr) {
+    Packed* s = main_.find(addr);
+    if (s == nullptr) return;
+    if (s->value == kRare) side_.erase(addr);
+    main_.erase(s);
+  }
+  // Calls f(Entry&) for every entry, rare entries first; what f changes in the entry's id,
+  // size and meta is kept. f must keep the address, and a plain entry plain.
+  template <class F>
+  void forEach(F f) {
+    Entry* rare = side_.slots();
+    for (size_t i = 0; i < side_.capacity(); ++i)
+      if (rare[i].addr != 0) f(rare[i]);
+    Packed* s = main_.slots();
+    for (size_t i = 0; i < main_.capacity(); ++i) {
+      if (s[i].addr == 0 || s[i].value == kRare) continue;
+      Entry e;
+      unpack(s[i], &e);
+      f(e);
+      if (packs(e)) s[i].value = e.id | (e.size << kIdBits);
+    }
+  }
+  // The rare entries, for scans that only concern reaps (every reap and reap object is rare).
+  Entry* rareSlots() { return side_.slots(); }
+  size_t rareCapacity() const { return side_.capacity(); }
+  // Keeps only the rare entries for which keep(entry) is true; the others are forgotten.
+  template <class Keep>
+  void retainRare(Keep keep) {
+    side_.retain([&](const Entry& e) {
+      if (keep(e)) return true;
+      main_.erase(e.addr);
+      return false;
+    });
+  }
+
+ private:
+  // Whether e has a Packed form.
+  static bool packs(const Entry& e) {
+    return e.meta == 0 && e.id < kIdMask && e.size < kSizeLimit;
+  }
+  bool unpack(const Packed& s, Entry* out) {
+    if (s.value == kRare) {
+      const Entry* e = side_.find(s.addr);
+      if (e == nullptr) return false;
+      *out = *e;
+      return true;
+    }
+    *out = Entry{s.addr, s.value & kIdMask, s.value >> kIdBits, 0};
+    return true;
+  }
+
+  HashTable<Packed> main_;
+  HashTable<Entry> side_;
 };
 
 // Recorder states: not recording (no STRATA_TRACE_FILE, the file could not be opened, or not
@@ -219,11 +371,25 @@ enum State : int { kOff = 0, kOn = 1, kDone = 2 };
 // The recorder's lock: a test-and-test-and-set spinlock. Uncontended it is one atomic
 // exchange and one store (a pthread mutex costs several times that per call here); the
 // critical section is a few dozen nanoseconds, so a waiter spins with PAUSE, and after a
-// while yields the CPU in case the holder was descheduled. tryLock() is for the signal
-// handler; reset() for a fork child, which has only the forking thread.
+// while yields the CPU in case the holder was descheduled. The waiter backs off
+// exponentially between looks at the lock: each hand-over between cores moves the lock's,
+// the writer's and the table's cache lines, so a holder that takes the lock again for its
+// next call before the waiter looks is cheaper overall than strict turns (measured: two
+// threads allocating flat out ran ~15% faster recorded than with a look after every PAUSE).
+// tryLock() is for the signal handler; reset() for a fork child, which has only the
+// forking thread.
 class SpinLock {
  public:
   void lock() {
+    // The process's only thread can take the lock with a plain store: no other thread
+    // exists to contend, and none can be created while it holds it (glibc clears
+    // __libc_single_threaded before a second thread starts). This spares the atomic
+    // exchange, which also waits for every store before it (the program's writes to its
+    // objects among them) to reach the cache.
+    if (__libc_single_threaded) {
+      v_.store(1, std::memory_order_relaxed);
+      return;
+    }
     if (!v_.exchange(1, std::memory_order_acquire)) return;
     lockSlow();
   }
@@ -235,42 +401,57 @@ class SpinLock {
 
  private:
   [[gnu::noinline]] void lockSlow() {
-    for (unsigned spins = 0;;) {
-      while (v_.load(std::memory_order_relaxed) != 0) {
-        if (++spins < 128) {
+    unsigned backoff = 1;
+    for (unsigned rounds = 0;; ++rounds) {
+      if (rounds < kSpinRounds) {
+        for (unsigned i = 0; i < backoff; ++i) {
 #if defined(__x86_64__) || defined(__i386__)
           __builtin_ia32_pause();
 #endif
-        } else {
-          ::sched_yield();
         }
+        backoff = std::min(backoff * 2, kMaxBackoff);
+      } else {
+        ::sched_yield();
       }
-      if (!v_.exchange(1, std::memory_order_acquire)) return;
+      if (v_.load(std::memory_order_relaxed) == 0 && !v_.exchange(1, std::memory_order_acquire))
+        return;
     }
   }
+  // Up to 256 PAUSEs (~10 us) between looks, 64 looks, then sched_yield between looks.
+  static constexpr unsigned kMaxBackoff = 256;
+  static constexpr unsigned kSpinRounds = 64;
   std::atomic<int> v_{0};
 };
 
-// gState is read by every call on every thread and gLock written by every recorded call:
+// The lock, and the scalars every event reads or updates under it, on one cache line: the
+// thread that takes the lock then holds them too, with no further transfer of cache lines
+// between cores when threads take turns.
+struct alignas(64) LockLine {
+  SpinLock lock;
+  uint32_t generation = 1;             // bumped in a fork child: thread indexes handed out anew
+  uint32_t nextThread = 0;             // next dense thread index
+  uint64_t startNs = 0;                // the clock at the start of this process's trace
+  uint64_t lastNs = 0;                 // the last event's time (see eventTime)
+  uint64_t nextCalibrationNs = ~uint64_t{0};  // when the tsc clock is due (see calibrateTsc)
+};
+
+// gState is read by every call on every thread and gHot written by every recorded call:
 // each on a cache line of its own, so that taking the lock does not evict the state from
-// the other threads' caches.
+// the other threads' caches. The writer's fields that change per event fill one line.
 alignas(64) std::atomic<int> gState{kOff};
-alignas(64) SpinLock gLock;
+LockLine gHot;
 alignas(64) unsigned char gWriterStorage[sizeof(Writer)];
 Writer* gWriter = nullptr;
 unsigned char* gBuffer = nullptr;
-AddressMap gMap;
+ObjectMap gMap;
 int gFd = -1;
 pid_t gPid = 0;             // the process the current trace belongs to
-uint64_t gStartNs = 0;      // CLOCK_MONOTONIC at the start of this process's trace
-uint32_t gNextThread = 0;   // next dense thread index
-uint32_t gGeneration = 1;   // bumped in a fork child: every thread index is handed out anew
 char gPath[4096];           // STRATA_TRACE_FILE
 pid_t gOwnerPid = 0;        // STRATA_TRACE_PID: the process that writes gPath itself
 
 // Per thread: the recursion guard (non-zero while the recorder itself, or a forwarded Strata
 // API call, runs: allocations made then are the recorder's or the library's, not the
-// program's, and pass straight through unrecorded), whether this thread holds gLock (a
+// program's, and pass straight through unrecorded), whether this thread holds gHot.lock (a
 // signal handler must not try to flush then), and the dense thread index with the
 // generation it was handed out in. initial-exec TLS: a preloaded library has static TLS, and
 // access is a plain %fs-relative load (the general-dynamic model may call malloc).
@@ -285,17 +466,163 @@ inline bool recording() {
   return gState.load(std::memory_order_acquire) == kOn && tGuard == 0;
 }
 
-// The clock events are stamped with: CLOCK_MONOTONIC (nanosecond resolution; a vDSO call,
-// ~20-30 ns with the tsc clocksource on bare metal, 40-70 ns measured under a hypervisor,
-// where it is the recorder's largest single cost), or with STRATA_TRACE_CLOCK=coarse
-// CLOCK_MONOTONIC_COARSE (~13 ns there, but it only advances every kernel tick, 1-4 ms).
-clockid_t gClock = CLOCK_MONOTONIC;
+// ---- the clock ----------------------------------------------------------------------------
+// Events are stamped with one of three clocks, chosen by STRATA_TRACE_CLOCK:
+// - tsc (the default, when usable): the CPU's time-stamp counter, converted to CLOCK_MONOTONIC
+//   nanoseconds. rdtsc costs ~16 ns on the development VM where the vDSO's CLOCK_MONOTONIC
+//   costs 30-40 ns (it reads the same counter, plus the kernel's conversion data, and under a
+//   hypervisor more); the clock was the recorder's largest single cost. Usable when the CPU's
+//   TSC is invariant (constant rate, not stopped in sleep states) and the kernel itself keeps
+//   time with it (its clocksource is "tsc"), so that the TSC is trusted to agree across CPUs.
+//   Otherwise the fine clock is used.
+// - fine: CLOCK_MONOTONIC, through the vDSO.
+// - coarse: CLOCK_MONOTONIC_COARSE, ~6-13 ns but advancing only every kernel tick (1-4 ms).
+enum ClockKind : int { kClockFine, kClockCoarse, kClockTsc };
+ClockKind gClockKind = kClockFine;
 
-// Nanoseconds on gClock.
-inline uint64_t monotonicNs() {
+// Nanoseconds on the kernel clock c.
+inline uint64_t kernelNs(clockid_t c) {
   struct timespec ts;
-  ::clock_gettime(gClock, &ts);
+  ::clock_gettime(c, &ts);
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+#if defined(__x86_64__)
+inline uint64_t readTsc() { return __rdtsc(); }
+#else
+inline uint64_t readTsc() { return 0; }
+#endif
+
+// Whether the tsc clock can be used here (see above). Reads sysfs with plain system calls.
+bool tscUsable() {
+#if defined(__x86_64__)
+  unsigned a, b, c, d;
+  if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u) return false;
+  __get_cpuid(0x80000007u, &a, &b, &c, &d);
+  if ((d & (1u << 8)) == 0) return false;  // no invariant TSC
+  const int fd = ::open("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+                        O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char buf[16] = {};
+  const ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  return n >= 3 && ::strncmp(buf, "tsc", 3) == 0 && (n == 3 || buf[3] == '\n');
+#else
+  return false;
+#endif
+}
+
+// The TSC -> nanoseconds conversion: ns = ns0 + ((tsc - tsc0) * mult) >> 32, with mult = 0
+// until the first calibration (then the fine clock stands in). Written under gHot.lock by
+// calibrateTsc() and read by every thread without it, so guarded by a sequence count (odd
+// while an update is under way); a reader that meets an update reads the fine clock instead
+// of waiting, as the update may be on its own thread, under a signal handler.
+struct alignas(64) TscConversion {
+  std::atomic<uint64_t> seq{0};
+  std::atomic<uint64_t> tsc0{0};
+  std::atomic<uint64_t> ns0{0};
+  std::atomic<uint64_t> mult{0};
+};
+TscConversion gTsc;
+// Calibration state, under the lock: the first reference point (and in gHot, when to
+// recalibrate next; the fine and coarse clocks never do).
+uint64_t gTscStartTsc = 0;
+uint64_t gTscStartNs = 0;
+// The first calibration waits for 1 ms to have passed (no start-up delay; the first events
+// use the fine clock); then the conversion is recalibrated every 50 ms of run time, against
+// the whole time since the start, so its rate error shrinks as the program runs and its
+// offset from CLOCK_MONOTONIC stays within a few microseconds.
+constexpr uint64_t kFirstCalibrationNs = 1000000;
+constexpr uint64_t kCalibrationPeriodNs = 50000000;
+
+// tsc converted with the given parameters.
+inline uint64_t tscToNs(uint64_t tsc, uint64_t tsc0, uint64_t ns0, uint64_t mult) {
+  const uint64_t d = tsc > tsc0 ? tsc - tsc0 : 0;
+  return ns0 + static_cast<uint64_t>((static_cast<unsigned __int128>(d) * mult) >> 32);
+}
+
+// The tsc clock now, into *out; false when it is not calibrated or being recalibrated.
+inline bool tscNs(uint64_t* out) {
+  const uint64_t s = gTsc.seq.load(std::memory_order_acquire);
+  const uint64_t tsc0 = gTsc.tsc0.load(std::memory_order_relaxed);
+  const uint64_t ns0 = gTsc.ns0.load(std::memory_order_relaxed);
+  const uint64_t mult = gTsc.mult.load(std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_acquire);
+  if ((s & 1) != 0 || gTsc.seq.load(std::memory_order_relaxed) != s || mult == 0) return false;
+  *out = tscToNs(readTsc(), tsc0, ns0, mult);
+  return true;
+}
+
+// Nanoseconds on the chosen clock (not under the lock: each call stamps its event before
+// taking it).
+inline uint64_t nowNs() {
+  if (gClockKind == kClockTsc) {
+    uint64_t t;
+    if (tscNs(&t)) return t;
+  }
+  return kernelNs(gClockKind == kClockCoarse ? CLOCK_MONOTONIC_COARSE : CLOCK_MONOTONIC);
+}
+
+// A TSC reading and CLOCK_MONOTONIC at nearly the same moment: of three tries, the one whose
+// two TSC reads around the clock_gettime lie closest together.
+void referencePoint(uint64_t* tsc, uint64_t* ns) {
+  uint64_t best = ~uint64_t{0};
+  for (int i = 0; i < 3; ++i) {
+    const uint64_t before = readTsc();
+    const uint64_t n = kernelNs(CLOCK_MONOTONIC);
+    const uint64_t after = readTsc();
+    if (after - before < best) {
+      best = after - before;
+      *tsc = before + (after - before) / 2;
+      *ns = n;
+    }
+  }
+}
+
+// Starts the tsc clock: the reference point the calibrations measure from.
+void startTscClock() {
+  referencePoint(&gTscStartTsc, &gTscStartNs);
+  gHot.nextCalibrationNs = gTscStartNs + kFirstCalibrationNs;
+}
+
+// (Re)computes the TSC conversion from the time since startTscClock(), under gHot.lock. The new
+// conversion starts where the old one is now, or at CLOCK_MONOTONIC if that is later, so
+// the clock never steps back.
+void calibrateTsc() {
+  uint64_t tsc, ns;
+  referencePoint(&tsc, &ns);
+  const uint64_t dt = tsc - gTscStartTsc, dn = ns - gTscStartNs;
+  if (tsc <= gTscStartTsc || dn < kFirstCalibrationNs) {
+    gHot.nextCalibrationNs = gTscStartNs + kFirstCalibrationNs;
+    return;
+  }
+  gHot.nextCalibrationNs = ns + kCalibrationPeriodNs;
+  const auto mult = static_cast<uint64_t>((static_cast<unsigned __int128>(dn) << 32) / dt);
+  const uint64_t oldMult = gTsc.mult.load(std::memory_order_relaxed);
+  uint64_t start = ns;
+  if (oldMult != 0) {
+    start = std::max(start, tscToNs(tsc, gTsc.tsc0.load(std::memory_order_relaxed),
+                                    gTsc.ns0.load(std::memory_order_relaxed), oldMult));
+  }
+  const uint64_t s = gTsc.seq.load(std::memory_order_relaxed);
+  gTsc.seq.store(s + 1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_release);
+  gTsc.tsc0.store(tsc, std::memory_order_relaxed);
+  gTsc.ns0.store(start, std::memory_order_relaxed);
+  gTsc.mult.store(mult, std::memory_order_relaxed);
+  gTsc.seq.store(s + 2, std::memory_order_release);
+}
+
+// The time an event is written with, under gHot.lock: t, or the last event's time if that is
+// later (threads stamp their events before taking the lock, and the tsc clock may step when
+// recalibrated), so time never runs backwards in the trace, on any thread. Also
+// recalibrates the tsc clock when it is due.
+inline uint64_t eventTime(uint64_t t) {
+  if (t >= gHot.nextCalibrationNs) [[unlikely]]
+    calibrateTsc();
+  if (t < gHot.lastNs) return gHot.lastNs;
+  gHot.lastNs = t;
+  return t;
 }
 
 // Raises the recursion guard for a scope.
@@ -306,17 +633,17 @@ struct Guard {
   Guard& operator=(const Guard&) = delete;
 };
 
-// Holds gLock for a scope; also keeps errno as the program left it (a failed write(2) in a
+// Holds gHot.lock for a scope; also keeps errno as the program left it (a failed write(2) in a
 // flush must not show through as the errno of a successful malloc).
 class Locked {
  public:
   Locked() : errno_(errno) {
-    gLock.lock();
+    gHot.lock.lock();
     tHoldsLock = true;
   }
   ~Locked() {
     tHoldsLock = false;
-    gLock.unlock();
+    gHot.lock.unlock();
     errno = errno_;
   }
   Locked(const Locked&) = delete;
@@ -329,11 +656,11 @@ class Locked {
   int errno_;
 };
 
-// The calling thread's dense index, handed out at its first event (under gLock).
+// The calling thread's dense index, handed out at its first event (under gHot.lock).
 inline uint32_t threadIndex() {
-  if (tThreadGen != gGeneration) {
-    tThread = gNextThread++;
-    tThreadGen = gGeneration;
+  if (tThreadGen != gHot.generation) {
+    tThread = gHot.nextThread++;
+    tThreadGen = gHot.generation;
   }
   return tThread;
 }
@@ -344,25 +671,21 @@ unsigned alignLog2(size_t a) {
   return static_cast<unsigned>(64 - __builtin_clzll(static_cast<unsigned long long>(a - 1)));
 }
 
-// Appends one event (under gLock) stamped with time t; returns the id a creating event got.
+// Appends one event (under gHot.lock) stamped with time t; returns the id a creating event got.
+// Through the writer's unchecked path: every event here is well formed by construction (the
+// flags each call site sets are the ones its op allows, and object / target ids come from
+// the address map, which holds only ids the writer handed out).
 inline uint64_t append(Op op, uint8_t flags, uint64_t t, uint64_t size, uint64_t object,
                        uint64_t target, unsigned align) {
-  Event e;
-  e.op = op;
-  e.flags = flags;
-  e.alignLog2 = static_cast<uint8_t>(align);
-  e.thread = threadIndex();
-  e.timeNs = t - gStartNs;
-  e.object = object;
-  e.target = target;
-  e.size = size;
-  return gWriter->append(e);
+  return gWriter->appendUnchecked(op, flags, threadIndex(), eventTime(t) - gHot.startNs, object,
+                                  target, size, static_cast<uint8_t>(align));
 }
 
 // Logs a creating call (malloc, calloc, memalign, new, realloc(NULL, n)) that returned p.
-void recordCreate(Op op, uint8_t flags, uint64_t size, void* p, unsigned align) {
+template <Op op>
+void recordCreate(uint8_t flags, uint64_t size, void* p, unsigned align) {
   gMap.prefetch(reinterpret_cast<uintptr_t>(p));
-  const uint64_t t = monotonicNs();
+  const uint64_t t = nowNs();
   Locked lock;
   if (gState.load(std::memory_order_relaxed) != kOn) return;
   if (align != 0 || op == Op::Memalign) flags |= kFlagAligned;
@@ -376,36 +699,38 @@ void recordCreate(Op op, uint8_t flags, uint64_t size, void* p, unsigned align) 
 // the allocator, another thread's malloc may return the same address at once, and its event
 // (and map entry) must come after this one, or the map would lose the new object and the
 // trace would show the new object's id being freed.
-void recordRelease(Op op, void* p) {
+template <Op op>
+void recordRelease(void* p) {
   gMap.prefetch(reinterpret_cast<uintptr_t>(p));
-  const uint64_t t = monotonicNs();
+  const uint64_t t = nowNs();
+  gMap.touch(reinterpret_cast<uintptr_t>(p));
   Locked lock;
   if (gState.load(std::memory_order_relaxed) != kOn) return;
   if (p == nullptr) {
     append(op, kFlagNull, t, 0, kNoObject, kNoObject, 0);
     return;
   }
-  Entry* e = gMap.find(reinterpret_cast<uintptr_t>(p));
-  if (e == nullptr) return;  // allocated before recording started, or by the recorder
-  append(op, 0, t, 0, e->id, kNoObject, 0);
-  gMap.erase(e);
+  Entry e;
+  // Unknown: allocated before recording started, or by the recorder.
+  if (!gMap.take(reinterpret_cast<uintptr_t>(p), &e)) return;
+  append(op, 0, t, 0, e.id, kNoObject, 0);
 }
 
-// realloc-like calls: the real call runs under gLock, from before it until its event is
+// realloc-like calls: the real call runs under gHot.lock, from before it until its event is
 // logged. The real realloc frees the old block when it moves it; without the lock another
 // thread could be handed that address and log its malloc before this realloc's event, which
 // names the old object: the map would then drop the other thread's object. `call` does the
 // real resize; old is non-null.
 template <class Call>
 void* recordResize(Op op, void* old, uint64_t size, Call call) {
-  const uint64_t t = monotonicNs();
+  const uint64_t t = nowNs();
   Locked lock;
   void* q = call();
   lock.keepErrno();
   if (gState.load(std::memory_order_relaxed) != kOn) return q;
   const uintptr_t oldAddr = reinterpret_cast<uintptr_t>(old);
-  Entry* e = gMap.find(oldAddr);
-  if (e == nullptr) {  // the old block is unknown: the result is simply a new object
+  Entry e;
+  if (!gMap.find(oldAddr, &e)) {  // the old block is unknown: the result is simply a new object
     if (q != nullptr) {
       const uint64_t id = append(Op::Malloc, 0, t, size, kNoObject, kNoObject, 0);
       if (id < Writer::kRejected)
@@ -413,13 +738,13 @@ void* recordResize(Op op, void* old, uint64_t size, Call call) {
     }
     return q;
   }
-  const uint64_t oldId = e->id;
+  const uint64_t oldId = e.id;
   if (q == nullptr) {
     append(op, kFlagFailed, t, size, kNoObject, oldId, 0);
-    if (size == 0) gMap.erase(e);  // realloc(p, 0) freed p
+    if (size == 0) gMap.erase(oldAddr);  // realloc(p, 0) freed p
     return q;
   }
-  gMap.erase(e);
+  gMap.erase(oldAddr);
   const uint64_t id = append(op, 0, t, size, kNoObject, oldId, 0);
   if (id < Writer::kRejected)
     gMap.insert(Entry{reinterpret_cast<uintptr_t>(q), id, size, makeMeta(kNoObject, false, 0)});
@@ -438,16 +763,16 @@ void finishTrace() {
 
 // ---- reaps -------------------------------------------------------------------------------
 
-// The id of the live reap whose handle is h, or kNoObject (under gLock).
+// The id of the live reap whose handle is h, or kNoObject (under gHot.lock).
 uint64_t reapId(const void* h) {
   if (h == nullptr) return kNoObject;
-  Entry* e = gMap.find(reinterpret_cast<uintptr_t>(h));
-  return (e != nullptr && metaIsReap(e->meta)) ? e->id : kNoObject;
+  Entry e;
+  return (gMap.find(reinterpret_cast<uintptr_t>(h), &e) && metaIsReap(e.meta)) ? e.id : kNoObject;
 }
 
 // Logs reap_create/region_create: handle r (nullptr: failed), child of parent (may be null).
 void recordReapCreate(const void* parent, void* r) {
-  const uint64_t t = monotonicNs();
+  const uint64_t t = nowNs();
   Locked lock;
   if (gState.load(std::memory_order_relaxed) != kOn) return;
   const uint64_t parentId = reapId(parent);
@@ -458,7 +783,7 @@ void recordReapCreate(const void* parent, void* r) {
     gMap.insert(Entry{reinterpret_cast<uintptr_t>(r), id, parentId, makeMeta(kNoObject, true, 0)});
 }
 
-// Logs an allocation p of size bytes from reap r, under gLock (an unknown reap: a plain
+// Logs an allocation p of size bytes from reap r, under gHot.lock (an unknown reap: a plain
 // malloc, so that the object's later release still matches).
 void recordReapMallocLocked(uint64_t t, const void* r, uint64_t size, void* p) {
   const uint64_t rid = reapId(r);
@@ -476,22 +801,23 @@ void recordReapMallocLocked(uint64_t t, const void* r, uint64_t size, void* p) {
 }
 // recordReapMallocLocked, taking the lock.
 void recordReapMalloc(const void* r, uint64_t size, void* p) {
-  const uint64_t t = monotonicNs();
+  const uint64_t t = nowNs();
   Locked lock;
   if (gState.load(std::memory_order_relaxed) != kOn) return;
   recordReapMallocLocked(t, r, size, p);
 }
 
-// Logs reap_free(r, p) (under gLock): only when p is a live object of r, as the library
+// Logs reap_free(r, p) (under gHot.lock): only when p is a live object of r, as the library
 // itself ignores anything else. Before the real call, for the reason recordRelease gives.
 void recordReapFreeLocked(uint64_t t, const void* r, void* p) {
   const uint64_t rid = reapId(r);
   if (rid == kNoObject) {
     if (p != nullptr) {  // an object we saw as a plain malloc (its reap was unknown)
-      Entry* e = gMap.find(reinterpret_cast<uintptr_t>(p));
-      if (e != nullptr && !metaIsReap(e->meta) && metaReap(e->meta) == kNoObject) {
-        append(Op::Free, 0, t, 0, e->id, kNoObject, 0);
-        gMap.erase(e);
+      Entry e;
+      if (gMap.find(reinterpret_cast<uintptr_t>(p), &e) && !metaIsReap(e.meta) &&
+          metaReap(e.meta) == kNoObject) {
+        append(Op::Free, 0, t, 0, e.id, kNoObject, 0);
+        gMap.erase(e.addr);
       }
     }
     return;
@@ -500,14 +826,16 @@ void recordReapFreeLocked(uint64_t t, const void* r, void* p) {
     append(Op::ReapFree, kFlagNull, t, 0, kNoObject, rid, 0);
     return;
   }
-  Entry* e = gMap.find(reinterpret_cast<uintptr_t>(p));
-  if (e == nullptr || metaIsReap(e->meta) || metaReap(e->meta) != rid) return;
-  append(Op::ReapFree, 0, t, 0, e->id, rid, 0);
-  gMap.erase(e);
+  Entry e;
+  if (!gMap.find(reinterpret_cast<uintptr_t>(p), &e) || metaIsReap(e.meta) ||
+      metaReap(e.meta) != rid)
+    return;
+  append(Op::ReapFree, 0, t, 0, e.id, rid, 0);
+  gMap.erase(e.addr);
 }
 // recordReapFreeLocked, taking the lock.
 void recordReapFree(const void* r, void* p) {
-  const uint64_t t = monotonicNs();
+  const uint64_t t = nowNs();
   Locked lock;
   if (gState.load(std::memory_order_relaxed) != kOn) return;
   recordReapFreeLocked(t, r, p);
@@ -517,7 +845,7 @@ void recordReapFree(const void* r, void* p) {
 // release: r's objects, its descendant reaps and their objects, and r itself on destroy.
 // Called before the real call (see recordRelease). Cost: O(map capacity x tree depth).
 void recordReapClear(const void* r, bool destroy) {
-  const uint64_t t = monotonicNs();
+  const uint64_t t = nowNs();
   Locked lock;
   if (gState.load(std::memory_order_relaxed) != kOn) return;
   const uint64_t rid = reapId(r);
@@ -535,8 +863,8 @@ void recordReapClear(const void* r, bool destroy) {
   };
   for (bool changed = true; changed;) {
     changed = false;
-    Entry* s = gMap.slots();
-    for (size_t i = 0; i < gMap.capacity(); ++i) {
+    Entry* s = gMap.rareSlots();
+    for (size_t i = 0; i < gMap.rareCapacity(); ++i) {
       if (s[i].addr == 0 || !metaIsReap(s[i].meta) || s[i].size == kNoObject) continue;
       if (!inSet(s[i].size) || inSet(s[i].id)) continue;
       if (n == cap) {
@@ -551,7 +879,7 @@ void recordReapClear(const void* r, bool destroy) {
       changed = true;
     }
   }
-  gMap.retain([&](const Entry& e) {
+  gMap.retainRare([&](const Entry& e) {
     if (metaIsReap(e.meta)) return !inSet(e.id) || (e.id == rid && !destroy);
     return !inSet(metaReap(e.meta));
   });
@@ -605,9 +933,10 @@ bool openTrace() {
 
 // Starts a fresh trace for this process on gFd: new writer, time base and thread numbering.
 void startWriter() {
-  gStartNs = monotonicNs();
-  gNextThread = 0;
-  ++gGeneration;
+  gHot.startNs = nowNs();
+  gHot.lastNs = gHot.startNs;
+  gHot.nextThread = 0;
+  ++gHot.generation;
   gWriter = new (gWriterStorage) Writer(gBuffer, kBufferBytes, FdSink{gFd});
 }
 
@@ -621,13 +950,13 @@ void onFatalSignal(int sig) {
   if (gState.load(std::memory_order_acquire) == kOn && !tHoldsLock &&
       static_cast<pid_t>(::syscall(SYS_getpid)) == gPid) {
     bool locked = false;
-    for (int i = 0; i < 2000 && !(locked = gLock.tryLock()); ++i) {
+    for (int i = 0; i < 2000 && !(locked = gHot.lock.tryLock()); ++i) {
       struct timespec pause{0, 100000};
       ::nanosleep(&pause, nullptr);
     }
     if (locked) {
       gWriter->flush();
-      gLock.unlock();
+      gHot.lock.unlock();
     }
   }
   ::signal(sig, SIG_DFL);
@@ -635,8 +964,11 @@ void onFatalSignal(int sig) {
   errno = savedErrno;
 }
 
-constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
-                                 SIGTRAP, SIGTERM, SIGINT, SIGHUP};
+// Every signal whose default action ends the process (core or terminate), so that `prog |
+// head` (SIGPIPE), a timer (SIGALRM) or a resource limit still leaves the trace so far.
+constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS,  SIGFPE,  SIGILL,  SIGABRT,   SIGTRAP,
+                                 SIGSYS,  SIGTERM, SIGINT,  SIGHUP,  SIGQUIT,   SIGPIPE,
+                                 SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ, SIGVTALRM};
 
 // Installs onFatalSignal for each fatal signal the program left at its default action (a
 // program's own handler, or an ignored signal, stays as it is).
@@ -655,12 +987,12 @@ void installSignalHandlers() {
   }
 }
 
-// fork, before: holds gLock across fork (so the child's copy of the map and writer is
+// fork, before: holds gHot.lock across fork (so the child's copy of the map and writer is
 // consistent) and writes out the buffer, so the child, which starts a trace of its own,
 // cannot write the parent's pending events a second time.
 void beforeFork() {
   if (gState.load(std::memory_order_acquire) != kOn) return;
-  gLock.lock();
+  gHot.lock.lock();
   tHoldsLock = true;
   gWriter->flush();
 }
@@ -669,7 +1001,7 @@ void beforeFork() {
 void afterForkParent() {
   if (!tHoldsLock) return;
   tHoldsLock = false;
-  gLock.unlock();
+  gHot.lock.unlock();
 }
 
 // Re-creates the live objects the child inherited, at the start of its trace, so that the
@@ -677,8 +1009,9 @@ void afterForkParent() {
 // old ids, as a parent is always created before its child), then every object, and each map
 // entry takes its new id.
 void recreateLiveObjects() {
-  const size_t cap = gMap.capacity();
-  Entry* s = gMap.slots();
+  // Every reap is a rare entry: the side table's scan finds them all.
+  const size_t cap = gMap.rareCapacity();
+  Entry* s = gMap.rareSlots();
   size_t reaps = 0;
   for (size_t i = 0; i < cap; ++i)
     if (s[i].addr != 0 && metaIsReap(s[i].meta)) ++reaps;
@@ -700,7 +1033,7 @@ void recreateLiveObjects() {
                                          [](const Renamed& a, uint64_t v) { return a.oldId < v; });
     return (it != ren + reaps && it->oldId == oldId) ? it->newId : kNoObject;
   };
-  const uint64_t t = monotonicNs();
+  const uint64_t t = nowNs();
   // Reaps, in old-id order: each one's parent already has its new id.
   for (size_t r = 0; r < reaps; ++r) {
     for (size_t i = 0; i < cap; ++i) {
@@ -711,30 +1044,29 @@ void recreateLiveObjects() {
       break;
     }
   }
-  for (size_t i = 0; i < cap; ++i) {
-    if (s[i].addr == 0) continue;
-    if (metaIsReap(s[i].meta)) {
-      s[i].size = renamed(s[i].size);
-      s[i].id = renamed(s[i].id);
-      continue;
+  gMap.forEach([&](Entry& e) {
+    if (metaIsReap(e.meta)) {
+      e.size = renamed(e.size);
+      e.id = renamed(e.id);
+      return;
     }
-    const unsigned align = metaAlign(s[i].meta);
-    const uint64_t reap = renamed(metaReap(s[i].meta));
+    const unsigned align = metaAlign(e.meta);
+    const uint64_t reap = renamed(metaReap(e.meta));
     if (reap != kNoObject) {
-      s[i].id = append(Op::ReapMalloc, 0, t, s[i].size, kNoObject, reap, 0);
+      e.id = append(Op::ReapMalloc, 0, t, e.size, kNoObject, reap, 0);
     } else {
-      s[i].id = append(align != 0 ? Op::Memalign : Op::Malloc, align != 0 ? kFlagAligned : 0, t,
-                       s[i].size, kNoObject, kNoObject, align);
+      e.id = append(align != 0 ? Op::Memalign : Op::Malloc, align != 0 ? kFlagAligned : 0, t,
+                    e.size, kNoObject, kNoObject, align);
     }
-    s[i].meta = makeMeta(reap, false, align);
-  }
+    e.meta = makeMeta(reap, false, align);
+  });
   if (ren != nullptr) ::munmap(ren, reaps * sizeof(Renamed));
 }
 
 // fork, in the child: the lock is new and free, the trace is FILE.<pid> of its own, starting
 // with the objects it inherited. If the file cannot be opened the child runs unrecorded.
 void afterForkChild() {
-  gLock.reset();
+  gHot.lock.reset();
   tHoldsLock = false;
   if (gState.load(std::memory_order_acquire) != kOn) return;
   Guard g;
@@ -764,7 +1096,14 @@ __attribute__((constructor(101))) void startRecorder() {
   }
   ::strcpy(gPath, file);
   const char* clock = ::getenv("STRATA_TRACE_CLOCK");
-  if (clock != nullptr && ::strcmp(clock, "coarse") == 0) gClock = CLOCK_MONOTONIC_COARSE;
+  if (clock != nullptr && ::strcmp(clock, "coarse") == 0) {
+    gClockKind = kClockCoarse;
+  } else if (clock != nullptr && ::strcmp(clock, "fine") == 0) {
+    gClockKind = kClockFine;
+  } else if (tscUsable()) {  // unset, "tsc" or anything else: tsc where it can be trusted
+    gClockKind = kClockTsc;
+    startTscClock();
+  }
   gPid = static_cast<pid_t>(::syscall(SYS_getpid));
   // STRATA_TRACE_PID names the process that writes FILE itself; when recording without
   // `strata record`, this first process takes that role and tells its descendants.
@@ -797,18 +1136,18 @@ void* recordedNew(size_t n, size_t align) {
   for (;;) {
     void* p = align == 0 ? __libc_malloc(n) : __libc_memalign(align, n);
     if (p != nullptr) {
-      if (recording()) recordCreate(Op::New, 0, n, p, alignLog2(align));
+      if (recording()) recordCreate<Op::New>(0, n, p, alignLog2(align));
       return p;
     }
     std::new_handler h = std::get_new_handler();
     if (h == nullptr) {
-      if (recording()) recordCreate(Op::New, 0, n, nullptr, alignLog2(align));
+      if (recording()) recordCreate<Op::New>(0, n, nullptr, alignLog2(align));
       throw std::bad_alloc();
     }
     try {
       h();
     } catch (...) {
-      if (recording()) recordCreate(Op::New, 0, n, nullptr, alignLog2(align));
+      if (recording()) recordCreate<Op::New>(0, n, nullptr, alignLog2(align));
       throw;
     }
   }
@@ -829,7 +1168,7 @@ void* recordedNewNothrow(size_t n, size_t align) noexcept {
       }
     }
     if (p != nullptr || failed) {
-      if (recording()) recordCreate(Op::New, 0, n, p, alignLog2(align));
+      if (recording()) recordCreate<Op::New>(0, n, p, alignLog2(align));
       return p;
     }
   }
@@ -837,7 +1176,7 @@ void* recordedNewNothrow(size_t n, size_t align) noexcept {
 
 // operator delete, every form.
 void recordedDelete(void* p) noexcept {
-  if (recording()) recordRelease(Op::Delete, p);
+  if (recording()) recordRelease<Op::Delete>(p);
   __libc_free(p);
 }
 
@@ -847,12 +1186,12 @@ void recordedDelete(void* p) noexcept {
 
 STRATA_EXPORT void* malloc(size_t n) {
   void* p = __libc_malloc(n);
-  if (recording()) recordCreate(Op::Malloc, 0, n, p, 0);
+  if (recording()) recordCreate<Op::Malloc>(0, n, p, 0);
   return p;
 }
 
 STRATA_EXPORT void free(void* p) {
-  if (recording()) recordRelease(Op::Free, p);
+  if (recording()) recordRelease<Op::Free>(p);
   __libc_free(p);
 }
 
@@ -861,7 +1200,7 @@ STRATA_EXPORT void* calloc(size_t nmemb, size_t size) {
   if (recording()) {
     size_t total;
     if (__builtin_mul_overflow(nmemb, size, &total)) total = SIZE_MAX;
-    recordCreate(Op::Calloc, 0, total, p, 0);
+    recordCreate<Op::Calloc>(0, total, p, 0);
   }
   return p;
 }
@@ -870,7 +1209,7 @@ STRATA_EXPORT void* realloc(void* p, size_t n) {
   if (!recording()) return __libc_realloc(p, n);
   if (p == nullptr) {
     void* q = __libc_realloc(nullptr, n);
-    recordCreate(Op::Realloc, kFlagNull, n, q, 0);
+    recordCreate<Op::Realloc>(kFlagNull, n, q, 0);
     return q;
   }
   return recordResize(Op::Realloc, p, n, [p, n] { return __libc_realloc(p, n); });
@@ -881,7 +1220,7 @@ STRATA_EXPORT void* reallocarray(void* p, size_t nmemb, size_t size) {
   if (__builtin_mul_overflow(nmemb, size, &total)) {
     if (recording()) {
       if (p == nullptr) {
-        recordCreate(Op::Realloc, kFlagNull, SIZE_MAX, nullptr, 0);
+        recordCreate<Op::Realloc>(kFlagNull, SIZE_MAX, nullptr, 0);
       } else {
         recordResize(Op::Realloc, p, SIZE_MAX, [] { return static_cast<void*>(nullptr); });
       }
@@ -894,7 +1233,7 @@ STRATA_EXPORT void* reallocarray(void* p, size_t nmemb, size_t size) {
 
 STRATA_EXPORT void* memalign(size_t align, size_t n) {
   void* p = __libc_memalign(align, n);
-  if (recording()) recordCreate(Op::Memalign, 0, n, p, alignLog2(align));
+  if (recording()) recordCreate<Op::Memalign>(0, n, p, alignLog2(align));
   return p;
 }
 
@@ -903,7 +1242,7 @@ STRATA_EXPORT int posix_memalign(void** out, size_t align, size_t n) {
   const int savedErrno = errno;
   void* p = __libc_memalign(align, n);
   errno = savedErrno;
-  if (recording()) recordCreate(Op::Memalign, 0, n, p, alignLog2(align));
+  if (recording()) recordCreate<Op::Memalign>(0, n, p, alignLog2(align));
   if (p == nullptr) return ENOMEM;
   *out = p;
   return 0;
@@ -924,13 +1263,13 @@ unsigned pageAlignLog2() { return alignLog2(static_cast<size_t>(::getpagesize())
 
 STRATA_EXPORT void* valloc(size_t n) {
   void* p = __libc_valloc(n);
-  if (recording()) recordCreate(Op::Memalign, 0, n, p, pageAlignLog2());
+  if (recording()) recordCreate<Op::Memalign>(0, n, p, pageAlignLog2());
   return p;
 }
 
 STRATA_EXPORT void* pvalloc(size_t n) {
   void* p = __libc_pvalloc(n);
-  if (recording()) recordCreate(Op::Memalign, 0, n, p, pageAlignLog2());
+  if (recording()) recordCreate<Op::Memalign>(0, n, p, pageAlignLog2());
   return p;
 }
 
@@ -1095,7 +1434,7 @@ STRATA_EXPORT void* reap_realloc(strata_reap* r, void* p, size_t size) {
   auto real = STRATA_REAL(reap_realloc);
   if (real == nullptr) return nullptr;
   if (!recording()) return real(r, p, size);
-  const uint64_t t = monotonicNs();
+  const uint64_t t = nowNs();
   Locked lock;
   void* q;
   {
@@ -1105,23 +1444,24 @@ STRATA_EXPORT void* reap_realloc(strata_reap* r, void* p, size_t size) {
   lock.keepErrno();
   if (gState.load(std::memory_order_relaxed) != kOn) return q;
   const uint64_t rid = reapId(r);
-  Entry* e = p == nullptr ? nullptr : gMap.find(reinterpret_cast<uintptr_t>(p));
-  if (rid == kNoObject || e == nullptr || metaIsReap(e->meta) || metaReap(e->meta) != rid) {
+  Entry e;
+  const bool known = p != nullptr && gMap.find(reinterpret_cast<uintptr_t>(p), &e);
+  if (rid == kNoObject || !known || metaIsReap(e.meta) || metaReap(e.meta) != rid) {
     // reap_realloc(r, NULL, n), or p unknown: at most a new object.
     if (p == nullptr || q != nullptr) recordReapMallocLocked(t, r, size, q);
     return q;
   }
-  const uint64_t oldId = e->id;
+  const uint64_t oldId = e.id;
   if (size == 0) {  // frees p
     append(Op::ReapFree, 0, t, 0, oldId, rid, 0);
-    gMap.erase(e);
+    gMap.erase(e.addr);
     return q;
   }
   if (q == nullptr) {  // failed: p is untouched
     append(Op::ReapMalloc, kFlagFailed, t, size, kNoObject, rid, 0);
     return q;
   }
-  gMap.erase(e);
+  gMap.erase(e.addr);
   const uint64_t id = append(Op::ReapMalloc, 0, t, size, kNoObject, rid, 0);
   append(Op::ReapFree, 0, t, 0, oldId, rid, 0);
   if (id < Writer::kRejected)

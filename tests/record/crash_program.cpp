@@ -6,9 +6,12 @@
 //   exit3   malloc(4545), return 3 from main
 //   quick   malloc(4646), quick_exit(6)
 //   kill    100000 malloc(1 + i % 1000), then SIGKILL to itself
+//   pipe    malloc(4747), then a write to a pipe with no reader (killed by SIGPIPE)
+//   sleep   malloc(5151), 20 ms of malloc/free, a 50 ms sleep, malloc(5252), return 0
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 namespace {
@@ -48,6 +51,27 @@ int main(int argc, char** argv) {
     many();
     kill(getpid(), SIGKILL);
     return 21;
+  }
+  if (strcmp(mode, "pipe") == 0) {
+    escape(malloc(4747));
+    int fds[2];
+    if (pipe(fds) != 0) return 22;
+    close(fds[0]);
+    const char byte = 'x';
+    (void)!write(fds[1], &byte, 1);
+    return 23;
+  }
+  if (strcmp(mode, "sleep") == 0) {
+    escape(malloc(5151));
+    struct timespec start, now;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    do {
+      free(malloc(64));
+      clock_gettime(CLOCK_MONOTONIC, &now);
+    } while ((now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec) < 20000000L);
+    usleep(50000);
+    escape(malloc(5252));
+    return 0;
   }
   return 2;
 }

@@ -109,7 +109,7 @@ TEST(RecordUsage, BadOptions) {
   EXPECT_NE(r.err.find("missing '--' before the command 'true'"), std::string::npos) << r.err;
   r = record(dir, "--clock slow -- true");
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("--clock takes fine or coarse"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--clock takes tsc, fine or coarse"), std::string::npos) << r.err;
   r = record(dir, "-o x.trace --");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("missing the COMMAND"), std::string::npos) << r.err;
@@ -476,6 +476,53 @@ TEST(Record, FineClockAdvancesAndCoarseClockRecordsToo) {
   events = readEvents(dir / "coarse.trace", &complete);
   EXPECT_TRUE(complete);
   EXPECT_FALSE(events.empty());
+}
+
+// A program killed by SIGPIPE (the reader of its pipe went away: `prog | head`) keeps its trace.
+TEST(Record, SigpipeLeavesTheTraceAndStatus141) {
+  TempDir dir;
+  const Result r = record(dir, "-o pp.trace -- " + quote(RECORD_CRASH) + " pipe");
+  EXPECT_EQ(r.status, 128 + SIGPIPE) << r.err;
+  bool complete = true;
+  const std::vector<Event> events = readEvents(dir / "pp.trace", &complete);
+  EXPECT_FALSE(complete);
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.back().op, Op::Malloc);
+  EXPECT_EQ(events.back().size, 4747u);
+}
+
+// Time stamps measure real time on every clock: a 50 ms sleep between two mallocs shows as
+// 50 ms give or take the clock's resolution (coarse: a kernel tick) and scheduling, and no
+// event is stamped earlier than the one before it.
+TEST(Record, EveryClockMeasuresASleepBetweenTwoMallocs) {
+  for (const char* clock : {"", "--clock tsc ", "--clock fine ", "--clock coarse "}) {
+    SCOPED_TRACE(clock);
+    TempDir dir;
+    const Result r = record(dir, std::string(clock) + "-o sl.trace -- " + quote(RECORD_CRASH) + " sleep");
+    ASSERT_EQ(r.status, 0) << r.err;
+    bool complete = false;
+    const std::vector<Event> events = readEvents(dir / "sl.trace", &complete);
+    EXPECT_TRUE(complete);
+    std::uint64_t before = 0, after = 0;
+    bool seenBefore = false, seenAfter = false;
+    for (std::size_t i = 0; i < events.size(); ++i) {
+      if (i != 0) {
+        ASSERT_GE(events[i].timeNs, events[i - 1].timeNs) << "event " << i;
+      }
+      if (events[i].op == Op::Malloc && events[i].size == 5151) {
+        before = events[i].timeNs;
+        seenBefore = true;
+      }
+      if (events[i].op == Op::Malloc && events[i].size == 5252) {
+        after = events[i].timeNs;
+        seenAfter = true;
+      }
+    }
+    ASSERT_TRUE(seenBefore && seenAfter);
+    const double ms = static_cast<double>(after - before) / 1e6;
+    EXPECT_GE(ms, 60.0);  // 20 ms of work, then the 50 ms sleep
+    EXPECT_LE(ms, 400.0);
+  }
 }
 
 TEST(Record, ExecRestartsTheTraceForTheNewProgram) {
