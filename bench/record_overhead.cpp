@@ -9,7 +9,7 @@
 //   record_overhead --quick                 1/20 size, 3 rounds
 //   record_overhead --runs 9 --workload churn-1t
 //
-// STRATA_TRACE_CLOCK=coarse in the environment measures the recorder with its coarse clock.
+// STRATA_TRACE_CLOCK=tsc|fine|coarse in the environment measures the recorder with that clock.
 // The time is preload_workload's own (the workload only: start-up, the recorder's set-up
 // and its final flush at exit are outside it), so the ratio is the cost per allocation
 // call. The recorder is found in $STRATA_LIB_DIR or <dir of this program>/../lib; traces go
@@ -219,7 +219,7 @@ int main(int argc, char** argv) {
               opt.runs, opt.quick ? " (--quick: 1/20 size)" : "");
   const char* clock = std::getenv("STRATA_TRACE_CLOCK");
   std::printf("recorder: %s, clock %s (STRATA_TRACE_CLOCK)\n", recorder.c_str(),
-              clock != nullptr && std::strcmp(clock, "coarse") == 0 ? "coarse" : "fine");
+              clock != nullptr ? clock : "default: tsc where the kernel's clocksource is the TSC");
   std::printf("ms = the workload's wall time; ratio = median over the rounds of recorded/plain "
               "within each round (target < 2);\ncpu ratio = the same for the process's user+system "
               "time (less disturbed by other load on the machine)\n\n");
