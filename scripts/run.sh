@@ -5,12 +5,15 @@
 # libraries) and printing one table per workload, with plots in ./strata-compare/.
 # Arguments are passed to `strata compare` (try --help; e.g. `-- ./your-program args` records
 # and judges your own program instead).
+# Results go to ./strata-compare in the directory it is run from, where a recorded program's
+# relative path is also resolved.
 set -euo pipefail
+caller=$PWD
 cd "$(dirname "$0")/.."
 root=$PWD
 bash scripts/setup.sh
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 targets=(strata_cli strata_malloc_kingsley strata_malloc_lea strata_malloc strata_record)
 cmake --build build -j "$(nproc)" --target "${targets[@]}" >/dev/null
-cd "${STRATA_RUN_DIR:-$root}"
+cd "$caller"
 exec "$root/build/bin/strata" compare "$@"

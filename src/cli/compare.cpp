@@ -512,6 +512,9 @@ int runCompare(std::span<char* const> args) {
     // Statistics first: a corrupt trace is reported before any replay starts.
     for (TraceReport& t : traces) {
       t.stats = tracetools::computeStats(t.path);
+      if (t.stats.totalObjects == 0)
+        throw std::runtime_error(t.path + ": no object is allocated in this trace (the program "
+                                 "made no malloc or new calls the recorder saw): nothing to compare");
       t.statsFile = t.name + "-stats.json";
       writeFile(out / t.statsFile, tracetools::toJson(t.stats));
     }

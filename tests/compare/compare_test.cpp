@@ -442,6 +442,19 @@ TEST(CompareArgs, TruncatedTraceExits1NamingFileAndOffset) {
   EXPECT_TRUE(contains(r.err, "offset")) << r.err;
 }
 
+// A valid trace in which nothing is allocated (a program that never called malloc): there is
+// nothing to judge the allocators on, and compare says so instead of printing a table of zeros.
+TEST(CompareArgs, TraceWithoutObjectsExits1SayingSo) {
+  TempDir tmp;
+  const fs::path trace = tmp.path() / "empty.trace";
+  writeTrace(trace, 0);
+  const Result r = run({trace.string(), "--allocators", "glibc", "--out", tmp.path() / "out"});
+  EXPECT_EQ(r.exitCode(), 1);
+  EXPECT_TRUE(contains(r.err, trace.string())) << r.err;
+  EXPECT_TRUE(contains(r.err, "nothing to compare")) << r.err;
+  EXPECT_FALSE(contains(r.out, "allocator ")) << r.out;
+}
+
 // ---- plots.py alone, on a hand-made results.json ---------------------------------------------
 
 // Writes a results.json with one trace, two finished allocators with series and one
