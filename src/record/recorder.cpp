@@ -4,7 +4,9 @@
 // operator new/delete, and the Strata C APIs (<strata/reap.h>, <strata/region.h>) when the
 // program uses them; forwards each call to the real implementation (glibc's __libc_* functions,
 // or dlsym(RTLD_NEXT) for the Strata APIs) and logs one event per call into a trace
-// (docs/trace-format.md) through a single TraceWriter<FdSink> under one lock. Addresses are
+// (docs/trace-format.md) through a single TraceWriter<FdSink> under one lock; in a
+// multi-threaded process on the TSC clock, plain creates and releases go first into
+// per-thread rings that are merged in time-stamp order under that lock. Addresses are
 // turned into dense object ids by an open-addressing hash table in mmap memory, so the
 // recorder never calls the malloc it records. docs/recording.md describes the behaviour
 // (file names, fork, exec, crashes) and the limits.
@@ -675,24 +677,297 @@ unsigned alignLog2(size_t a) {
 // Through the writer's unchecked path: every event here is well formed by construction (the
 // flags each call site sets are the ones its op allows, and object / target ids come from
 // the address map, which holds only ids the writer handed out).
+inline uint64_t appendAs(uint32_t thread, Op op, uint8_t flags, uint64_t t, uint64_t size,
+                         uint64_t object, uint64_t target, unsigned align) {
+  return gWriter->appendUnchecked(op, flags, thread, eventTime(t) - gHot.startNs, object, target,
+                                  size, static_cast<uint8_t>(align));
+}
+// appendAs for the calling thread.
 inline uint64_t append(Op op, uint8_t flags, uint64_t t, uint64_t size, uint64_t object,
                        uint64_t target, unsigned align) {
-  return gWriter->appendUnchecked(op, flags, threadIndex(), eventTime(t) - gHot.startNs, object,
-                                  target, size, static_cast<uint8_t>(align));
+  return appendAs(threadIndex(), op, flags, t, size, object, target, align);
 }
 
-// Logs a creating call (malloc, calloc, memalign, new, realloc(NULL, n)) that returned p.
+// Logs (under gHot.lock) a creating call of thread `thread`, stamped t, that returned p, with
+// its flags already complete (kFlagAligned, kFlagFailed, kFlagNull), and maps p to its id.
+inline void createLocked(uint32_t thread, Op op, uint8_t flags, uint64_t t, uint64_t size,
+                         uintptr_t p, unsigned align) {
+  const uint64_t id = appendAs(thread, op, flags, t, size, kNoObject, kNoObject, align);
+  if (p != 0 && id < Writer::kRejected)
+    gMap.insert(Entry{p, id, size, makeMeta(kNoObject, false, align)});
+}
+
+// Logs (under gHot.lock) a release (free, delete) of p by thread `thread`, stamped t, and
+// forgets p; an unknown p (allocated before recording started, or by the recorder) is skipped.
+inline void releaseLocked(uint32_t thread, Op op, uint64_t t, uintptr_t p) {
+  if (p == 0) {
+    appendAs(thread, op, kFlagNull, t, 0, kNoObject, kNoObject, 0);
+    return;
+  }
+  Entry e;
+  if (!gMap.take(p, &e)) return;
+  appendAs(thread, op, 0, t, 0, e.id, kNoObject, 0);
+}
+
+// ---- per-thread event rings ----------------------------------------------------------------
+// With the tsc clock, in a multi-threaded process, the plain create and release calls do not
+// take gHot.lock: each thread appends a raw event to a ring of its own, and whoever holds the
+// lock merges the rings' published events into the address map and the writer, in time-stamp
+// order (drainRings). The lock, the map and the writer then move between cores once per batch
+// of events instead of once per event. Everything else (realloc, the reap APIs, threads
+// without a ring, the fine and coarse clocks, single-threaded processes) takes the lock, merges
+// the rings first, and writes its event directly.
+//
+// Why time-stamp order gives a correct trace: an address can only be reused after it was
+// freed. A release is stamped and published BEFORE the real free; a create is stamped AFTER
+// the real malloc returned. So when thread B's malloc returns the address thread A freed, A's
+// free was published before B's malloc stamped its event, and has the smaller stamp (the TSC
+// is synchronised across CPUs: tscUsable(), and stampTsc() orders the read with the code
+// around it). drainRings() writes only events stamped before it started, all of whose
+// predecessors of this kind are therefore already published; so a merge never sees B's malloc
+// without A's free, and writes the free first.
+
+// One raw event as a thread logs it: op, flags, alignment, TSC stamp, address and size.
+struct RawEvent {
+  uint64_t tsc;
+  uint64_t addr;
+  uint64_t size;
+  uint8_t op;
+  uint8_t flags;
+  uint8_t align;
+};
+// Events per ring: 512 x 32 bytes. A thread whose ring is full merges every ring.
+constexpr uint64_t kRingEvents = 512;
+
+// A single-producer ring: the owning thread writes events and publishes them with a release
+// store of head; the merger (under gHot.lock) reads them after an acquire load of head and
+// hands the slots back with a release store of tail. Rings are mmap memory in one global
+// list (under gHot.lock); a thread's ring is drained and recycled when the thread exits.
+struct Ring {
+  alignas(64) std::atomic<uint64_t> head{0};
+  uint64_t cachedTail = 0;  // the producer's last look at tail
+  alignas(64) std::atomic<uint64_t> tail{0};
+  Ring* next = nullptr;  // the registry list
+  uint32_t thread = 0;   // the owner's dense thread index
+  bool inUse = false;    // owned by a live thread
+  alignas(64) RawEvent events[kRingEvents];
+};
+
+// The ring registry and the merge's scratch array (one cursor per ring), under gHot.lock.
+struct Cursor {
+  Ring* ring;
+  uint64_t pos, end;
+};
+Ring* gRings = nullptr;
+size_t gRingCount = 0;
+Cursor* gCursors = nullptr;
+size_t gCursorCap = 0;
+bool gRingsEnabled = false;  // the tsc clock is in use: rings may be used
+pthread_key_t gRingKey;      // its destructor drains and recycles an exiting thread's ring
+
+STRATA_TLS Ring* tRing = nullptr;
+STRATA_TLS bool tNoRing = false;  // this thread's ring was recycled (it is exiting)
+
+// A create's stamp: the TSC read after every earlier instruction has completed (LFENCE), so
+// after the real malloc's loads (which may have found another thread's freed block). A
+// release's stamp needs no fence: it is stored into the ring before the real free's own
+// stores, x86 makes stores visible in program order, and so any thread that gets the block
+// reads its clock after this stamp was taken.
+inline uint64_t stampTsc(bool create) {
+#if defined(__x86_64__)
+  if (create) _mm_lfence();
+  return __rdtsc();
+#else
+  (void)create;
+  return 0;
+#endif
+}
+
+// How many events ahead of the merge the map slots are prefetched, so that their cache misses
+// overlap instead of coming one after the other.
+constexpr uint64_t kPrefetchAhead = 8;
+
+// Writes every ring's published events stamped before now into the map and the trace, in
+// time-stamp order (a k-way merge over the rings), under gHot.lock with the state kOn.
+// Events published later, or stamped after the merge began, stay for the next merge.
+[[gnu::noinline]] void drainRingsSlow() {
+  // The bound: the TSC read after everything before and before the loads of the heads below
+  // (LFENCE on both sides), so every event published before those loads began (and so every
+  // release that a create stamped before the bound depends on) is seen.
+  const uint64_t bound = stampTsc(true);
+#if defined(__x86_64__)
+  _mm_lfence();
+#endif
+  size_t n = 0;
+  for (Ring* r = gRings; r != nullptr; r = r->next) {
+    const uint64_t end = r->head.load(std::memory_order_acquire);
+    const uint64_t pos = r->tail.load(std::memory_order_relaxed);
+    if (end == pos || n == gCursorCap) continue;
+    gCursors[n++] = Cursor{r, pos, end};
+    for (uint64_t i = pos; i < end && i < pos + kPrefetchAhead; ++i)
+      gMap.prefetch(r->events[i % kRingEvents].addr);
+  }
+  while (n != 0) {
+    size_t best = 0;
+    uint64_t bestTsc = gCursors[0].ring->events[gCursors[0].pos % kRingEvents].tsc;
+    for (size_t i = 1; i < n; ++i) {
+      const uint64_t t = gCursors[i].ring->events[gCursors[i].pos % kRingEvents].tsc;
+      if (t < bestTsc) {
+        bestTsc = t;
+        best = i;
+      }
+    }
+    if (bestTsc > bound) break;
+    Cursor& c = gCursors[best];
+    const RawEvent& e = c.ring->events[c.pos % kRingEvents];
+    if (c.pos + kPrefetchAhead < c.end)
+      gMap.prefetch(c.ring->events[(c.pos + kPrefetchAhead) % kRingEvents].addr);
+    const uint64_t t = tscToNs(e.tsc, gTsc.tsc0.load(std::memory_order_relaxed),
+                               gTsc.ns0.load(std::memory_order_relaxed),
+                               gTsc.mult.load(std::memory_order_relaxed));
+    const Op op = static_cast<Op>(e.op);
+    if (op == Op::Free || op == Op::Delete) {
+      releaseLocked(c.ring->thread, op, t, e.addr);
+    } else {
+      createLocked(c.ring->thread, op, e.flags, t, e.size, e.addr, e.align);
+    }
+    if (++c.pos == c.end) {
+      c.ring->tail.store(c.pos, std::memory_order_release);
+      c = gCursors[--n];
+    }
+  }
+  for (size_t i = 0; i < n; ++i)
+    gCursors[i].ring->tail.store(gCursors[i].pos, std::memory_order_release);
+}
+// drainRingsSlow when any ring exists (under gHot.lock, state kOn): every path that writes an
+// event directly calls it first, so that the events threads logged before are written first.
+inline void drainRings() {
+  if (gRings != nullptr) drainRingsSlow();
+}
+
+// Whether the calling thread logs plain creates and releases into its ring.
+inline bool ringsUsable() {
+  return gRingsEnabled && !__libc_single_threaded && !tNoRing &&
+         gTsc.mult.load(std::memory_order_relaxed) != 0;
+}
+
+// The calling thread's ring, registered (or recycled from an exited thread) under gHot.lock;
+// nullptr when there is none (not recording, or no memory).
+[[gnu::noinline]] Ring* registerRing() {
+  Guard g;  // pthread_setspecific may allocate
+  Locked lock;
+  if (gState.load(std::memory_order_relaxed) != kOn) return nullptr;
+  Ring* r = gRings;
+  while (r != nullptr && r->inUse) r = r->next;
+  if (r == nullptr) {
+    if (gRingCount == gCursorCap) {
+      const size_t cap = gCursorCap == 0 ? 64 : gCursorCap * 2;
+      auto* bigger = static_cast<Cursor*>(mapPages(cap * sizeof(Cursor)));
+      if (bigger == nullptr) return nullptr;
+      if (gCursors != nullptr) ::munmap(gCursors, gCursorCap * sizeof(Cursor));
+      gCursors = bigger;
+      gCursorCap = cap;
+    }
+    void* mem = mapPages(sizeof(Ring));
+    if (mem == nullptr) return nullptr;
+    r = new (mem) Ring;
+    r->next = gRings;
+    gRings = r;
+    ++gRingCount;
+  }
+  r->inUse = true;
+  r->thread = threadIndex();
+  r->cachedTail = r->tail.load(std::memory_order_relaxed);
+  ::pthread_setspecific(gRingKey, r);
+  tRing = r;
+  return r;
+}
+
+// The ring key's destructor, at thread exit: writes out the thread's events (and every other
+// ring's) and recycles its ring; the thread's last calls (TLS teardown) take the lock.
+void ringThreadExit(void* p) {
+  auto* r = static_cast<Ring*>(p);
+  Guard g;
+  Locked lock;
+  if (gState.load(std::memory_order_relaxed) == kOn) drainRings();
+  r->tail.store(r->head.load(std::memory_order_relaxed), std::memory_order_relaxed);
+  r->inUse = false;
+  tRing = nullptr;
+  tNoRing = true;
+}
+
+// The ring is full: merges every ring under the lock (or, once recording is over, drops the
+// thread's events). False when the ring is still full.
+// While another thread holds the lock it is usually merging, this ring included (its events
+// are stamped before that merge began): the thread waits for room in its ring or for the
+// lock, whichever comes first, instead of queueing for the lock to find its ring empty.
+[[gnu::noinline]] bool makeRoom(Ring* r) {
+  const uint64_t h = r->head.load(std::memory_order_relaxed);
+  for (unsigned spins = 0;; ++spins) {
+    r->cachedTail = r->tail.load(std::memory_order_acquire);
+    if (h - r->cachedTail < kRingEvents / 2) return true;
+    if (gHot.lock.tryLock()) break;
+    if (spins < 4096) {
+#if defined(__x86_64__)
+      __builtin_ia32_pause();
+#endif
+    } else {
+      ::sched_yield();
+    }
+  }
+  {
+    const int savedErrno = errno;
+    tHoldsLock = true;
+    if (gState.load(std::memory_order_relaxed) == kOn) {
+      drainRings();
+    } else {
+      r->tail.store(h, std::memory_order_relaxed);
+    }
+    tHoldsLock = false;
+    gHot.lock.unlock();
+    errno = savedErrno;
+  }
+  r->cachedTail = r->tail.load(std::memory_order_acquire);
+  return h - r->cachedTail < kRingEvents;
+}
+
+// Logs a create or release into the calling thread's ring, stamped now. False when the thread
+// has no ring: the caller takes the lock instead.
+inline bool pushEvent(Op op, uint8_t flags, uintptr_t addr, uint64_t size, unsigned align) {
+  Ring* r = tRing;
+  if (r == nullptr) [[unlikely]] {
+    r = registerRing();
+    if (r == nullptr) return false;
+  }
+  const uint64_t h = r->head.load(std::memory_order_relaxed);
+  if (h - r->cachedTail >= kRingEvents) [[unlikely]] {
+    r->cachedTail = r->tail.load(std::memory_order_acquire);
+    if (h - r->cachedTail >= kRingEvents && !makeRoom(r)) return false;
+  }
+  RawEvent& e = r->events[h % kRingEvents];
+  e.tsc = stampTsc(op != Op::Free && op != Op::Delete);
+  e.addr = addr;
+  e.size = size;
+  e.op = static_cast<uint8_t>(op);
+  e.flags = flags;
+  e.align = static_cast<uint8_t>(align);
+  r->head.store(h + 1, std::memory_order_release);
+  return true;
+}
+
+// Logs a creating call (malloc, calloc, memalign, new, realloc(NULL, n)) that returned p: into
+// the thread's ring when it has one, else directly under gHot.lock.
 template <Op op>
 void recordCreate(uint8_t flags, uint64_t size, void* p, unsigned align) {
+  if (align != 0 || op == Op::Memalign) flags |= kFlagAligned;
+  if (p == nullptr) flags |= kFlagFailed;
+  if (ringsUsable() && pushEvent(op, flags, reinterpret_cast<uintptr_t>(p), size, align)) return;
   gMap.prefetch(reinterpret_cast<uintptr_t>(p));
   const uint64_t t = nowNs();
   Locked lock;
   if (gState.load(std::memory_order_relaxed) != kOn) return;
-  if (align != 0 || op == Op::Memalign) flags |= kFlagAligned;
-  if (p == nullptr) flags |= kFlagFailed;
-  const uint64_t id = append(op, flags, t, size, kNoObject, kNoObject, align);
-  if (p != nullptr && id < Writer::kRejected)
-    gMap.insert(Entry{reinterpret_cast<uintptr_t>(p), id, size, makeMeta(kNoObject, false, align)});
+  drainRings();
+  createLocked(threadIndex(), op, flags, t, size, reinterpret_cast<uintptr_t>(p), align);
 }
 
 // Logs free/delete of p and forgets p. Called BEFORE the real free: once the memory is back in
@@ -701,50 +976,51 @@ void recordCreate(uint8_t flags, uint64_t size, void* p, unsigned align) {
 // trace would show the new object's id being freed.
 template <Op op>
 void recordRelease(void* p) {
+  if (ringsUsable() && pushEvent(op, 0, reinterpret_cast<uintptr_t>(p), 0, 0)) return;
   gMap.prefetch(reinterpret_cast<uintptr_t>(p));
   const uint64_t t = nowNs();
   gMap.touch(reinterpret_cast<uintptr_t>(p));
   Locked lock;
   if (gState.load(std::memory_order_relaxed) != kOn) return;
-  if (p == nullptr) {
-    append(op, kFlagNull, t, 0, kNoObject, kNoObject, 0);
-    return;
-  }
-  Entry e;
-  // Unknown: allocated before recording started, or by the recorder.
-  if (!gMap.take(reinterpret_cast<uintptr_t>(p), &e)) return;
-  append(op, 0, t, 0, e.id, kNoObject, 0);
+  drainRings();
+  releaseLocked(threadIndex(), op, t, reinterpret_cast<uintptr_t>(p));
 }
 
 // realloc-like calls: the real call runs under gHot.lock, from before it until its event is
 // logged. The real realloc frees the old block when it moves it; without the lock another
 // thread could be handed that address and log its malloc before this realloc's event, which
 // names the old object: the map would then drop the other thread's object. `call` does the
-// real resize; old is non-null.
+// real resize; old is non-null. With rings: the merge before the call writes the old block's
+// creation (logged by whichever thread made it); the old block leaves the map before the
+// call, and the merge after it writes the releases of the new block (published before that
+// block was freed) while a malloc that got the old block (stamped after the call began) only
+// finds an address the map no longer holds.
 template <class Call>
 void* recordResize(Op op, void* old, uint64_t size, Call call) {
   const uint64_t t = nowNs();
   Locked lock;
-  void* q = call();
-  lock.keepErrno();
-  if (gState.load(std::memory_order_relaxed) != kOn) return q;
+  const bool on = gState.load(std::memory_order_relaxed) == kOn;
   const uintptr_t oldAddr = reinterpret_cast<uintptr_t>(old);
   Entry e;
-  if (!gMap.find(oldAddr, &e)) {  // the old block is unknown: the result is simply a new object
-    if (q != nullptr) {
-      const uint64_t id = append(Op::Malloc, 0, t, size, kNoObject, kNoObject, 0);
-      if (id < Writer::kRejected)
-        gMap.insert(Entry{reinterpret_cast<uintptr_t>(q), id, size, makeMeta(kNoObject, false, 0)});
-    }
+  bool known = false;
+  if (on) {
+    drainRings();
+    known = gMap.take(oldAddr, &e);
+  }
+  void* q = call();
+  lock.keepErrno();
+  if (!on) return q;
+  drainRings();
+  if (!known) {  // the old block is unknown: the result is simply a new object
+    if (q != nullptr) createLocked(threadIndex(), Op::Malloc, 0, t, size, reinterpret_cast<uintptr_t>(q), 0);
     return q;
   }
   const uint64_t oldId = e.id;
   if (q == nullptr) {
     append(op, kFlagFailed, t, size, kNoObject, oldId, 0);
-    if (size == 0) gMap.erase(oldAddr);  // realloc(p, 0) freed p
+    if (size != 0) gMap.insert(e);  // the old block is untouched (realloc(p, 0) freed it)
     return q;
   }
-  gMap.erase(oldAddr);
   const uint64_t id = append(op, 0, t, size, kNoObject, oldId, 0);
   if (id < Writer::kRejected)
     gMap.insert(Entry{reinterpret_cast<uintptr_t>(q), id, size, makeMeta(kNoObject, false, 0)});
@@ -757,6 +1033,7 @@ void finishTrace() {
   if (static_cast<pid_t>(::syscall(SYS_getpid)) != gPid) return;  // a vfork child: not ours
   Locked lock;
   if (gState.load(std::memory_order_relaxed) != kOn) return;
+  drainRings();
   gWriter->finish();
   gState.store(kDone, std::memory_order_release);
 }
@@ -775,6 +1052,7 @@ void recordReapCreate(const void* parent, void* r) {
   const uint64_t t = nowNs();
   Locked lock;
   if (gState.load(std::memory_order_relaxed) != kOn) return;
+  drainRings();
   const uint64_t parentId = reapId(parent);
   uint8_t flags = parentId == kNoObject ? kFlagNull : 0;
   if (r == nullptr) flags |= kFlagFailed;
@@ -804,6 +1082,7 @@ void recordReapMalloc(const void* r, uint64_t size, void* p) {
   const uint64_t t = nowNs();
   Locked lock;
   if (gState.load(std::memory_order_relaxed) != kOn) return;
+  drainRings();
   recordReapMallocLocked(t, r, size, p);
 }
 
@@ -838,6 +1117,7 @@ void recordReapFree(const void* r, void* p) {
   const uint64_t t = nowNs();
   Locked lock;
   if (gState.load(std::memory_order_relaxed) != kOn) return;
+  drainRings();
   recordReapFreeLocked(t, r, p);
 }
 
@@ -848,6 +1128,7 @@ void recordReapClear(const void* r, bool destroy) {
   const uint64_t t = nowNs();
   Locked lock;
   if (gState.load(std::memory_order_relaxed) != kOn) return;
+  drainRings();
   const uint64_t rid = reapId(r);
   if (rid == kNoObject) return;
   append(destroy ? Op::ReapDestroy : Op::ReapClear, 0, t, 0, kNoObject, rid, 0);
@@ -955,6 +1236,7 @@ void onFatalSignal(int sig) {
       ::nanosleep(&pause, nullptr);
     }
     if (locked) {
+      drainRings();
       gWriter->flush();
       gHot.lock.unlock();
     }
@@ -994,6 +1276,7 @@ void beforeFork() {
   if (gState.load(std::memory_order_acquire) != kOn) return;
   gHot.lock.lock();
   tHoldsLock = true;
+  drainRings();
   gWriter->flush();
 }
 
@@ -1068,6 +1351,14 @@ void recreateLiveObjects() {
 void afterForkChild() {
   gHot.lock.reset();
   tHoldsLock = false;
+  // The other threads' rings belong to threads the child does not have: emptied and free for
+  // reuse (the parent writes their events). The forking thread keeps its ring, emptied too.
+  for (Ring* r = gRings; r != nullptr; r = r->next) {
+    r->head.store(0, std::memory_order_relaxed);
+    r->tail.store(0, std::memory_order_relaxed);
+    r->cachedTail = 0;
+    r->inUse = r == tRing;
+  }
   if (gState.load(std::memory_order_acquire) != kOn) return;
   Guard g;
   ::close(gFd);
@@ -1077,6 +1368,7 @@ void afterForkChild() {
     return;
   }
   startWriter();
+  if (tRing != nullptr) tRing->thread = threadIndex();
   recreateLiveObjects();
 }
 
@@ -1103,6 +1395,7 @@ __attribute__((constructor(101))) void startRecorder() {
   } else if (tscUsable()) {  // unset, "tsc" or anything else: tsc where it can be trusted
     gClockKind = kClockTsc;
     startTscClock();
+    gRingsEnabled = ::pthread_key_create(&gRingKey, ringThreadExit) == 0;
   }
   gPid = static_cast<pid_t>(::syscall(SYS_getpid));
   // STRATA_TRACE_PID names the process that writes FILE itself; when recording without
@@ -1436,17 +1729,27 @@ STRATA_EXPORT void* reap_realloc(strata_reap* r, void* p, size_t size) {
   if (!recording()) return real(r, p, size);
   const uint64_t t = nowNs();
   Locked lock;
+  // As in recordResize: merge, take the old object out of the map, call, merge again, log.
+  const bool on = gState.load(std::memory_order_relaxed) == kOn;
+  uint64_t rid = kNoObject;
+  Entry e;
+  bool matches = false;
+  if (on) {
+    drainRings();
+    rid = reapId(r);
+    matches = rid != kNoObject && p != nullptr && gMap.find(reinterpret_cast<uintptr_t>(p), &e) &&
+              !metaIsReap(e.meta) && metaReap(e.meta) == rid;
+    if (matches) gMap.erase(e.addr);
+  }
   void* q;
   {
     Guard g;
     q = real(r, p, size);
   }
   lock.keepErrno();
-  if (gState.load(std::memory_order_relaxed) != kOn) return q;
-  const uint64_t rid = reapId(r);
-  Entry e;
-  const bool known = p != nullptr && gMap.find(reinterpret_cast<uintptr_t>(p), &e);
-  if (rid == kNoObject || !known || metaIsReap(e.meta) || metaReap(e.meta) != rid) {
+  if (!on) return q;
+  drainRings();
+  if (!matches) {
     // reap_realloc(r, NULL, n), or p unknown: at most a new object.
     if (p == nullptr || q != nullptr) recordReapMallocLocked(t, r, size, q);
     return q;
@@ -1454,14 +1757,13 @@ STRATA_EXPORT void* reap_realloc(strata_reap* r, void* p, size_t size) {
   const uint64_t oldId = e.id;
   if (size == 0) {  // frees p
     append(Op::ReapFree, 0, t, 0, oldId, rid, 0);
-    gMap.erase(e.addr);
     return q;
   }
   if (q == nullptr) {  // failed: p is untouched
     append(Op::ReapMalloc, kFlagFailed, t, size, kNoObject, rid, 0);
+    gMap.insert(e);
     return q;
   }
-  gMap.erase(e.addr);
   const uint64_t id = append(Op::ReapMalloc, 0, t, size, kNoObject, rid, 0);
   append(Op::ReapFree, 0, t, 0, oldId, rid, 0);
   if (id < Writer::kRejected)

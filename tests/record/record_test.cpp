@@ -10,11 +10,14 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <map>
 #include <sstream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -323,6 +326,59 @@ TEST(Record, ThreadsKeepTheirOrderAndCrossThreadFreesMatch) {
   for (int i = 0; i < kObjects; ++i) expected.push_back("m" + std::to_string(i));
   for (int i = 0; i < kObjects; ++i) expected.push_back("f" + std::to_string(i));
   for (int t = 0; t < kThreads; ++t) EXPECT_EQ(seq[static_cast<std::size_t>(t)], expected) << "worker " << t;
+}
+
+// Threads that allocate all at once and free or reallocate each other's objects: whatever the
+// interleaving, the trace must be a history that could have happened — every free and realloc
+// names an object that is live at that point, none twice — with every call the program made
+// (the runtime's own few allocations come on top), and times that never go backwards.
+TEST(Record, ObjectsHandedBetweenBusyThreadsFormAConsistentHistory) {
+  for (const char* threads : {"2", "4", "8"}) {
+    SCOPED_TRACE(std::string(threads) + " threads");
+    TempDir dir;
+    const Result r = record(dir, "-o ho.trace -- " + quote(RECORD_HANDOFF) + " " + threads + " 100000");
+    ASSERT_EQ(r.status, 0) << r.err;
+    long mallocs = -1, frees = -1, reallocs = -1;
+    ASSERT_EQ(std::sscanf(r.out.c_str(), "mallocs=%ld frees=%ld reallocs=%ld", &mallocs, &frees,
+                          &reallocs), 3) << r.out;
+    bool complete = false;
+    const std::vector<Event> events = readEvents(dir / "ho.trace", &complete);
+    EXPECT_TRUE(complete);
+    std::vector<char> live;
+    std::uint64_t next = 0;
+    long seen[strata::trace::kOpCount] = {};
+    std::set<std::uint32_t> threadsSeen;
+    for (std::size_t i = 0; i < events.size(); ++i) {
+      const Event& e = events[i];
+      ++seen[static_cast<unsigned>(e.op)];
+      threadsSeen.insert(e.thread);
+      if (i != 0) {
+        ASSERT_GE(e.timeNs, events[i - 1].timeNs) << "event " << i;
+      }
+      if (strata::trace::targetPresent(e.op, e.flags) && e.op == Op::Realloc) {
+        ASSERT_TRUE(live.at(e.target)) << "event " << i << " reallocates dead object " << e.target;
+        if (!(e.flags & kFlagFailed)) live[e.target] = 0;
+      }
+      if (strata::trace::objectPresent(e.op, e.flags)) {
+        ASSERT_TRUE(live.at(e.object)) << "event " << i << " frees dead object " << e.object;
+        live[e.object] = 0;
+      }
+      if (strata::trace::opCreates(e.op) && !(e.flags & kFlagFailed)) {
+        ASSERT_EQ(live.size(), next);
+        live.push_back(1);
+        ++next;
+      }
+    }
+    EXPECT_EQ(seen[static_cast<unsigned>(Op::Realloc)], reallocs);
+    EXPECT_GE(seen[static_cast<unsigned>(Op::Malloc)], mallocs);
+    EXPECT_LE(seen[static_cast<unsigned>(Op::Malloc)], mallocs + 200);
+    EXPECT_GE(seen[static_cast<unsigned>(Op::Free)], frees);
+    EXPECT_LE(seen[static_cast<unsigned>(Op::Free)], frees + 200);
+    EXPECT_GE(threadsSeen.size(), static_cast<std::size_t>(std::atoi(threads)));
+    long stillLive = 0;
+    for (char l : live) stillLive += l;
+    EXPECT_LE(stillLive, 200) << "the program frees every object it made";
+  }
 }
 
 TEST(Record, ForkWritesTwoTracesAndTheChildsIsSelfContained) {

@@ -1,6 +1,7 @@
 # `strata record` and the recorder (libstrata-record.so, src/record/): record_test runs the
 # built `strata` executable on small programs with known allocation sequences (a sequence
-# through every entry point, threads with cross-thread frees, fork, crashes and exits) and
+# through every entry point, threads with cross-thread frees, objects handed between threads
+# while all of them allocate, fork, crashes and exits) and
 # checks the traces event for event; it also checks bad usage. The programs run with the
 # recorder preloaded, which a sanitized build cannot do (the sanitizer owns malloc, and a
 # sanitized recorder cannot go into a plain program), so there only the usage cases run.
@@ -14,7 +15,7 @@ if(TARGET strata_cli AND TARGET strata_record)
   add_dependencies(record_test strata_cli strata_record)
   if(NOT STRATA_SANITIZE AND TARGET strata_reap AND TARGET strata_region)
     # -fno-builtin and -fno-allocation-dce: every allocation call in the source is made.
-    foreach(prog sequence threads fork crash)
+    foreach(prog sequence threads fork crash handoff)
       add_executable(record_${prog}_program ${strata_rec_dir}/${prog}_program.cpp)
       target_compile_options(record_${prog}_program PRIVATE -O1 -fno-builtin -fno-allocation-dce
                              -Wall -Wextra -Werror)
@@ -27,7 +28,8 @@ if(TARGET strata_cli AND TARGET strata_record)
       RECORD_SEQUENCE="$<TARGET_FILE:record_sequence_program>"
       RECORD_THREADS="$<TARGET_FILE:record_threads_program>"
       RECORD_FORK="$<TARGET_FILE:record_fork_program>"
-      RECORD_CRASH="$<TARGET_FILE:record_crash_program>")
+      RECORD_CRASH="$<TARGET_FILE:record_crash_program>"
+      RECORD_HANDOFF="$<TARGET_FILE:record_handoff_program>")
   endif()
   gtest_discover_tests(record_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
 endif()
