@@ -1677,6 +1677,34 @@ uint64_t product(size_t count, size_t size) {
   size_t total;
   return __builtin_mul_overflow(count, size, &total) ? SIZE_MAX : total;
 }
+
+// Calls a forwarded Strata API function with the recursion guard raised: what the library
+// allocates inside it is its own business, not the program's.
+template <class Real, class... Args>
+auto guarded(Real real, Args... args) {
+  Guard g;
+  return real(args...);
+}
+
+// reap_create / region_create: the real call, then (when this call is recorded) a
+// reap_create event naming the parent.
+template <class Handle, class Real>
+Handle* forwardCreate(Real real, Handle* parent) {
+  const bool rec = recording();
+  Handle* r = guarded(real, parent);
+  if (rec) recordReapCreate(parent, r);
+  return r;
+}
+
+// An allocation from reap or region `reap` (reap_malloc, region_alloc, ...): the real call,
+// then (when this call is recorded) a reap_malloc event of `size` bytes.
+template <class Result, class Real, class... Args>
+Result forwardAlloc(const void* reap, uint64_t size, Real real, Args... args) {
+  const bool rec = recording();
+  Result p = guarded(real, args...);
+  if (rec) recordReapMalloc(reap, size, p);
+  return p;
+}
 }  // namespace
 
 STRATA_EXPORT strata_reap* reap_create(strata_reap* parent) {
@@ -1685,40 +1713,19 @@ STRATA_EXPORT strata_reap* reap_create(strata_reap* parent) {
     errno = ENOSYS;
     return nullptr;
   }
-  if (!recording()) return real(parent);
-  strata_reap* r;
-  {
-    Guard g;
-    r = real(parent);
-  }
-  recordReapCreate(parent, r);
-  return r;
+  return forwardCreate(real, parent);
 }
 
 STRATA_EXPORT void* reap_malloc(strata_reap* r, size_t size) {
   auto real = STRATA_REAL(reap_malloc);
   if (real == nullptr) return nullptr;
-  if (!recording()) return real(r, size);
-  void* p;
-  {
-    Guard g;
-    p = real(r, size);
-  }
-  recordReapMalloc(r, size, p);
-  return p;
+  return forwardAlloc<void*>(r, size, real, r, size);
 }
 
 STRATA_EXPORT void* reap_calloc(strata_reap* r, size_t count, size_t size) {
   auto real = STRATA_REAL(reap_calloc);
   if (real == nullptr) return nullptr;
-  if (!recording()) return real(r, count, size);
-  void* p;
-  {
-    Guard g;
-    p = real(r, count, size);
-  }
-  recordReapMalloc(r, product(count, size), p);
-  return p;
+  return forwardAlloc<void*>(r, product(count, size), real, r, count, size);
 }
 
 // reap_realloc: recorded as reap_malloc of the new object then reap_free of the old (the
@@ -1741,11 +1748,7 @@ STRATA_EXPORT void* reap_realloc(strata_reap* r, void* p, size_t size) {
               !metaIsReap(e.meta) && metaReap(e.meta) == rid;
     if (matches) gMap.erase(e.addr);
   }
-  void* q;
-  {
-    Guard g;
-    q = real(r, p, size);
-  }
+  void* q = guarded(real, r, p, size);
   lock.keepErrno();
   if (!on) return q;
   drainRings();
@@ -1803,10 +1806,7 @@ STRATA_EXPORT void reapCreate(void** reap, void** parent) {
   }
   if (!recording()) return real(reap, parent);
   const void* parentHandle = (parent != nullptr) ? *parent : nullptr;
-  {
-    Guard g;
-    real(reap, parent);
-  }
+  guarded(real, reap, parent);
   recordReapCreate(parentHandle, reap != nullptr ? *reap : nullptr);
 }
 
@@ -1829,14 +1829,7 @@ STRATA_EXPORT void reapFreeAll(void** reap) {
 STRATA_EXPORT void* reapMalloc(void** reap, size_t size) {
   auto real = STRATA_REAL(reapMalloc);
   if (real == nullptr) return nullptr;
-  if (!recording()) return real(reap, size);
-  void* p;
-  {
-    Guard g;
-    p = real(reap, size);
-  }
-  recordReapMalloc(reap != nullptr ? *reap : nullptr, size, p);
-  return p;
+  return forwardAlloc<void*>(reap != nullptr ? *reap : nullptr, size, real, reap, size);
 }
 
 STRATA_EXPORT void reapFree(void** reap, void* p) {
@@ -1853,53 +1846,25 @@ STRATA_EXPORT strata_region* region_create(strata_region* parent) {
     errno = ENOSYS;
     return nullptr;
   }
-  if (!recording()) return real(parent);
-  strata_region* r;
-  {
-    Guard g;
-    r = real(parent);
-  }
-  recordReapCreate(parent, r);
-  return r;
+  return forwardCreate(real, parent);
 }
 
 STRATA_EXPORT void* region_alloc(strata_region* r, size_t size) {
   auto real = STRATA_REAL(region_alloc);
   if (real == nullptr) return nullptr;
-  if (!recording()) return real(r, size);
-  void* p;
-  {
-    Guard g;
-    p = real(r, size);
-  }
-  recordReapMalloc(r, size, p);
-  return p;
+  return forwardAlloc<void*>(r, size, real, r, size);
 }
 
 STRATA_EXPORT void* region_calloc(strata_region* r, size_t count, size_t size) {
   auto real = STRATA_REAL(region_calloc);
   if (real == nullptr) return nullptr;
-  if (!recording()) return real(r, count, size);
-  void* p;
-  {
-    Guard g;
-    p = real(r, count, size);
-  }
-  recordReapMalloc(r, product(count, size), p);
-  return p;
+  return forwardAlloc<void*>(r, product(count, size), real, r, count, size);
 }
 
 STRATA_EXPORT char* region_strdup(strata_region* r, const char* s) {
   auto real = STRATA_REAL(region_strdup);
   if (real == nullptr) return nullptr;
-  if (!recording()) return real(r, s);
-  char* p;
-  {
-    Guard g;
-    p = real(r, s);
-  }
-  recordReapMalloc(r, s != nullptr ? ::strlen(s) + 1 : 0, p);
-  return p;
+  return forwardAlloc<char*>(r, s != nullptr ? ::strlen(s) + 1 : 0, real, r, s);
 }
 
 STRATA_EXPORT void region_clear(strata_region* r) {
