@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "../support/process.hpp"
 #include "allocator_registry.hpp"
 
 namespace {
@@ -27,85 +28,22 @@ using strata::cli::AllocatorInfo;
 using strata::cli::Location;
 using strata::cli::SearchDirs;
 
-// What one run of a program gave: its raw wait status and what it wrote.
-struct Result {
-  int status = -1;  // from waitpid
-  std::string out, err;
-  int exitCode() const { return WIFEXITED(status) ? WEXITSTATUS(status) : -1; }
-};
+using strata::test::slurp;
+using strata::test::TempDir;
+using Result = strata::test::RunResult;
 
-// An environment change for the child: set NAME to the value, or unset it (nullopt).
-using EnvChange = std::pair<std::string, std::optional<std::string>>;
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+// A file standing in for a library in `dir` (the registry only checks that it is there).
+fs::path fakeLibrary(const TempDir& dir, const std::string& rel) {
+  return dir.write(rel, std::string("not really a library\n"));
 }
 
-// A scratch directory removed at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "strata_cli_test.XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) std::abort();
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-  // Creates a file (its parent directories too) holding `text`; returns its path.
-  fs::path file(const std::string& rel, const std::string& text = "not really a library\n") const {
-    const fs::path p = path_ / rel;
-    fs::create_directories(p.parent_path());
-    std::ofstream(p) << text;
-    return p;
-  }
-
- private:
-  fs::path path_;
-};
-
-// Runs `exe` with `args`, STRATA_LIB_DIR unset unless `env` sets it, stdout and stderr
-// captured through files (so neither pipe can fill up and block the child).
-Result run(const std::vector<std::string>& args, const std::vector<EnvChange>& env = {},
+// Runs `exe` (the built `strata` by default) with `args`, STRATA_LIB_DIR unset unless `env`
+// sets it.
+Result run(const std::vector<std::string>& args, const strata::test::EnvChanges& env = {},
            const std::string& exe = STRATA_CLI_PATH) {
-  TempDir io;
-  const fs::path outPath = io.path() / "out", errPath = io.path() / "err";
-  std::fflush(nullptr);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::unsetenv("STRATA_LIB_DIR");
-    for (const auto& [name, value] : env) {
-      if (value) {
-        ::setenv(name.c_str(), value->c_str(), 1);
-      } else {
-        ::unsetenv(name.c_str());
-      }
-    }
-    std::FILE* out = std::fopen(outPath.c_str(), "w");
-    std::FILE* err = std::fopen(errPath.c_str(), "w");
-    if (out == nullptr || err == nullptr) ::_exit(99);
-    ::dup2(fileno(out), 1);
-    ::dup2(fileno(err), 2);
-    std::vector<char*> argv;
-    argv.push_back(const_cast<char*>(exe.c_str()));
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(exe.c_str(), argv.data());
-    ::_exit(98);
-  }
-  Result r;
-  if (pid < 0) return r;
-  ::waitpid(pid, &r.status, 0);
-  r.out = slurp(outPath);
-  r.err = slurp(errPath);
-  return r;
+  strata::test::EnvChanges all{{"STRATA_LIB_DIR", std::nullopt}};
+  all.insert(all.end(), env.begin(), env.end());
+  return strata::test::runProgram(exe, args, all);
 }
 
 // The lines of `text`.
@@ -214,7 +152,7 @@ TEST(CliAllocators, MissingOwnLibrariesSayWhatToBuild) {
 
 TEST(CliAllocators, PathsListOnlyAvailableOnesAsNameTabLibrary) {
   TempDir lib;
-  const fs::path own = lib.file("libstrata.so");
+  const fs::path own = fakeLibrary(lib, "libstrata.so");
   const Result r = run({"allocators", "--paths"}, {{"STRATA_LIB_DIR", lib.path().string()}});
   ASSERT_EQ(r.exitCode(), 0) << r.err;
   const std::vector<std::string> ls = lines(r.out);
@@ -246,14 +184,14 @@ TEST(CliAllocators, OwnLibrariesAreFoundBesideTheExecutable) {
   fs::create_directories(tree.path() / "bin");
   const fs::path exe = tree.path() / "bin" / "strata";
   fs::copy_file(STRATA_CLI_PATH, exe);
-  const fs::path lea = tree.file("lib/libstrata-lea.so");
+  const fs::path lea = fakeLibrary(tree, "lib/libstrata-lea.so");
   const Result r = run({"allocators", "--paths"}, {}, exe.string());
   ASSERT_EQ(r.exitCode(), 0) << r.err;
   const std::vector<std::string> ls = lines(r.out);
   EXPECT_EQ(ls.back(), "strata-lea\t" + lea.string()) << r.out;
   // STRATA_LIB_DIR overrides it.
   TempDir other;
-  const fs::path kingsley = other.file("libstrata-kingsley.so");
+  const fs::path kingsley = fakeLibrary(other, "libstrata-kingsley.so");
   const Result o = run({"allocators", "--paths"}, {{"STRATA_LIB_DIR", other.path().string()}},
                        exe.string());
   EXPECT_EQ(lines(o.out).back(), "strata-kingsley\t" + kingsley.string()) << o.out;
@@ -323,7 +261,7 @@ TEST(CliRun, CommandNotFoundIs127AndNotExecutableIs126) {
   EXPECT_EQ(r.exitCode(), 127);
   EXPECT_TRUE(contains(r.err, "strata-no-such-command-xyz: command not found")) << r.err;
   TempDir dir;
-  const fs::path plain = dir.file("plain.txt", "echo hi\n");
+  const fs::path plain = dir.write("plain.txt", std::string("echo hi\n"));
   fs::permissions(plain, fs::perms::owner_read | fs::perms::owner_write);
   const Result n = run({"run", "--allocator", "glibc", "--", plain.string()});
   EXPECT_EQ(n.exitCode(), 126);
@@ -341,7 +279,7 @@ TEST(CliRun, PrependsTheLibraryToLdPreload) {
   // A stand-in file as Strata's library: the loader reports it cannot preload it and carries
   // on, so the command still runs and prints what it was given.
   TempDir lib;
-  const fs::path own = lib.file("libstrata-kingsley.so");
+  const fs::path own = fakeLibrary(lib, "libstrata-kingsley.so");
   const std::vector<std::string> args = {"run", "--allocator", "strata-kingsley", "--",
                                          "sh", "-c", "printf '%s' \"$LD_PRELOAD\""};
   const Result r = run(args, {{"STRATA_LIB_DIR", lib.path().string()}, {"LD_PRELOAD", std::nullopt}});
@@ -402,12 +340,12 @@ TEST(AllocatorRegistry, MissingPeersNameTheirDebianPackage) {
 
 TEST(AllocatorRegistry, PeersAreSearchedInOrderOfTheDirectories) {
   TempDir a, b;
-  const fs::path inB = b.file("libmimalloc.so.2");
+  const fs::path inB = fakeLibrary(b, "libmimalloc.so.2");
   const SearchDirs dirs{{a.path().string(), b.path().string()}, ""};
   Location l = strata::cli::locate(*strata::cli::findAllocator("mimalloc"), dirs);
   EXPECT_TRUE(l.available);
   EXPECT_EQ(l.path, inB.string());
-  const fs::path inA = a.file("libmimalloc.so.2");
+  const fs::path inA = fakeLibrary(a, "libmimalloc.so.2");
   l = strata::cli::locate(*strata::cli::findAllocator("mimalloc"), dirs);
   EXPECT_EQ(l.path, inA.string());
   // A directory by the library's name is not a library.

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "../support/process.hpp"
 #include "strata/trace/format.hpp"
 #include "strata/trace/writer.hpp"
 #include "workloads.hpp"
@@ -31,78 +32,21 @@ namespace fs = std::filesystem;
 
 // ---- running the command ---------------------------------------------------------------
 
-// What one run of a program gave: its raw wait status and what it wrote.
-struct Result {
-  int status = -1;
-  std::string out, err;
-  int exitCode() const { return WIFEXITED(status) ? WEXITSTATUS(status) : -1; }
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using strata::test::slurp;
+using strata::test::TempDir;
+using Result = strata::test::RunResult;
+using Env = strata::test::EnvChanges;
 
 bool contains(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;
 }
 
-// A scratch directory removed at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "strata_compare_test.XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) std::abort();
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
-using Env = std::vector<std::pair<std::string, std::optional<std::string>>>;
-
-// Runs `exe` with `args` and the environment changes `env` (name, value; nullopt unsets),
-// stdout and stderr captured through files so neither can fill a pipe and block the child.
+// Runs `exe` with `args` and the environment changes `env`, with STRATA_LIB_DIR and
+// STRATA_PYTHON unset unless `env` sets them.
 Result runProgram(const std::string& exe, const std::vector<std::string>& args, const Env& env) {
-  TempDir io;
-  const fs::path outPath = io.path() / "out", errPath = io.path() / "err";
-  std::fflush(nullptr);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::unsetenv("STRATA_LIB_DIR");
-    ::unsetenv("STRATA_PYTHON");
-    for (const auto& [name, value] : env) {
-      if (value) ::setenv(name.c_str(), value->c_str(), 1);
-      else ::unsetenv(name.c_str());
-    }
-    const int out = ::open(outPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int err = ::open(errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (out < 0 || err < 0) ::_exit(99);
-    ::dup2(out, 1);
-    ::dup2(err, 2);
-    std::vector<char*> argv;
-    argv.push_back(const_cast<char*>(exe.c_str()));
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(exe.c_str(), argv.data());
-    ::_exit(98);
-  }
-  Result r;
-  if (pid < 0) return r;
-  ::waitpid(pid, &r.status, 0);
-  r.out = slurp(outPath);
-  r.err = slurp(errPath);
-  return r;
+  Env all{{"STRATA_LIB_DIR", std::nullopt}, {"STRATA_PYTHON", std::nullopt}};
+  all.insert(all.end(), env.begin(), env.end());
+  return strata::test::runProgram(exe, args, all);
 }
 
 // Runs `strata compare ARGS...` (the built executable) with the environment changes `env`.

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/process.hpp"
 #include "strata/trace/reader.hpp"
 
 namespace {
@@ -35,24 +36,8 @@ namespace fs = std::filesystem;
 
 const std::string kStrata = STRATA_CLI_PATH;
 
-// A fresh directory under the system's temporary directory, removed with its files.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "strata-record-test-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string operator/(const std::string& name) const { return (fs::path(path_) / name).string(); }
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-};
+using strata::test::slurp;
+using strata::test::TempDir;
 
 // A word for /bin/sh, single-quoted.
 std::string quote(const std::string& s) {
@@ -68,15 +53,10 @@ struct Result {
   std::string out, err;
 };
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 // Runs a shell command line in dir, capturing its output there.
 Result run(const TempDir& dir, const std::string& commandLine) {
   const std::string out = dir / "stdout.txt", err = dir / "stderr.txt";
-  const std::string line = "cd " + quote(dir.path()) + " && " + commandLine + " > " + quote(out) +
+  const std::string line = "cd " + quote(dir.path().string()) + " && " + commandLine + " > " + quote(out) +
                            " 2> " + quote(err);
   const int w = std::system(line.c_str());
   Result r;

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/process.hpp"
 #include "engine.hpp"
 #include "plan.hpp"
 #include "result_file.hpp"
@@ -400,38 +401,8 @@ TEST(ReplayResultFile, KeyValuesAndSeriesRoundTrip) {
 #ifdef STRATA_CLI_PATH
 // ---- `strata replay` end to end ----
 
-// A scratch directory removed at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "strata_replay_test.XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) std::abort();
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  fs::path write(const std::string& name, const Bytes& b) const {
-    const fs::path p = path_ / name;
-    std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(b.data()),
-                                             static_cast<std::streamsize>(b.size()));
-    return p;
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using strata::test::slurp;
+using strata::test::TempDir;
 
 struct CliRun {
   int exitCode = -1;
@@ -440,17 +411,16 @@ struct CliRun {
 
 // Runs `strata ARGS...` (env: extra "NAME=VALUE" settings), capturing output through files.
 CliRun strata(const std::vector<std::string>& args, const std::vector<std::string>& env = {}) {
-  TempDir io;
-  std::string cmd = "env";
-  for (const std::string& e : env) cmd += " '" + e + "'";
-  cmd += " '" STRATA_CLI_PATH "'";
-  for (const std::string& a : args) cmd += " '" + a + "'";
-  cmd += " >'" + (io.path() / "out").string() + "' 2>'" + (io.path() / "err").string() + "'";
-  const int st = std::system(cmd.c_str());
+  strata::test::EnvChanges changes;
+  for (const std::string& e : env) {
+    const std::size_t eq = e.find('=');
+    changes.emplace_back(e.substr(0, eq), e.substr(eq + 1));
+  }
+  const strata::test::RunResult run = strata::test::runProgram(STRATA_CLI_PATH, args, changes);
   CliRun r;
-  r.exitCode = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  r.out = slurp(io.path() / "out");
-  r.err = slurp(io.path() / "err");
+  r.exitCode = run.exitCode();
+  r.out = run.out;
+  r.err = run.err;
   return r;
 }
 

@@ -1,5 +1,5 @@
-// Helpers shared by the trace-tools tests: a scratch directory, traces built by hand from
-// event lists, and reading files and traces back.
+// Helpers shared by the trace-tools tests: traces built by hand from event lists and read
+// back (the scratch directory and slurp come from tests/support/process.hpp).
 #pragma once
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/process.hpp"
 #include "strata/trace/reader.hpp"
 #include "strata/trace/writer.hpp"
 
@@ -21,25 +22,8 @@ using strata::trace::Event;
 using strata::trace::kNoObject;
 using strata::trace::Op;
 
-// A scratch directory removed at the end of the test.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "strata_tracetools_test.XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) std::abort();
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  std::string operator/(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
+using strata::test::slurp;
+using strata::test::TempDir;
 
 // One event, with the fields an op uses (the writer ignores the rest).
 inline Event ev(Op op, std::uint64_t size = 0, std::uint64_t target = kNoObject,
@@ -75,13 +59,6 @@ inline std::vector<unsigned char> encode(const std::vector<Event>& events, bool 
 inline void writeFile(const std::string& path, const std::vector<unsigned char>& bytes) {
   std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
                                               static_cast<std::streamsize>(bytes.size()));
-}
-
-inline std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 // Every event of the trace file at `path` (throws TraceFormatError for a bad one).

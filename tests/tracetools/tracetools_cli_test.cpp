@@ -14,37 +14,11 @@ namespace {
 
 using namespace tttest;
 
-// What one run of the command gave.
-struct Result {
-  int status = -1;  // from waitpid
-  std::string out, err;
-  int exitCode() const { return WIFEXITED(status) ? WEXITSTATUS(status) : -1; }
-};
+using Result = strata::test::RunResult;
 
 // Runs `strata ARGS...`, stdout and stderr captured through files.
 Result strata(const std::vector<std::string>& args) {
-  TempDir io;
-  const std::string outPath = io / "out", errPath = io / "err";
-  std::fflush(nullptr);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    std::FILE* out = std::fopen(outPath.c_str(), "w");
-    std::FILE* err = std::fopen(errPath.c_str(), "w");
-    if (out == nullptr || err == nullptr) ::_exit(99);
-    ::dup2(fileno(out), 1);
-    ::dup2(fileno(err), 2);
-    std::vector<char*> argv{const_cast<char*>(STRATA_CLI_PATH)};
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(STRATA_CLI_PATH, argv.data());
-    ::_exit(98);
-  }
-  Result r;
-  if (pid < 0) return r;
-  ::waitpid(pid, &r.status, 0);
-  r.out = slurp(outPath);
-  r.err = slurp(errPath);
-  return r;
+  return strata::test::runProgram(STRATA_CLI_PATH, args);
 }
 
 // A strict little JSON parser, enough to check that `--json` output is valid JSON and to
