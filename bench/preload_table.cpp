@@ -36,33 +36,17 @@
 
 #include "allocator_registry.hpp"
 #include "measure.hpp"
+#include "preload_run.hpp"
 #include "table_options.hpp"
 
-extern char** environ;
 
 namespace pt {
 
 using strata::bench::median;
 using strata::cli::Location;
 
-// One workload variant: what preload_workload is asked to run.
-struct Workload {
-  const char* name;  // preload_workload's NAME
-  int threads;
-  const char* what;
-  std::string label() const { return std::string(name) + "-" + std::to_string(threads) + "t"; }
-};
-
-constexpr Workload kWorkloads[] = {
-    {"churn", 1, "random-size churn, 16..4096 B log-uniform, 50k live"},
-    {"churn", 2, "random-size churn, each thread its own half"},
-    {"server", 1, "requests through a FIFO in one thread"},
-    {"server", 2, "requests allocated by one thread, freed by the other"},
-    {"grow-shrink", 1, "live set grows to ~200 MiB, shrinks in random order, twice"},
-    {"grow-shrink", 2, "each thread grows half; frees dealt out at random across threads"},
-    {"tiny", 1, "millions of 8..64 B objects freed in batches"},
-    {"tiny", 2, "tiny, each thread its own half"},
-};
+using Workload = strata::bench::PreloadWorkload;
+constexpr auto& kWorkloads = strata::bench::kPreloadWorkloads;
 
 // What one child run gave.
 struct Sample {
@@ -71,15 +55,6 @@ struct Sample {
   double rss = 0;     // bytes
   std::string error;  // why it is not ok
 };
-
-// The environment of this process without LD_PRELOAD, plus LD_PRELOAD=library when given.
-std::vector<std::string> childEnvironment(const std::string& library) {
-  std::vector<std::string> env;
-  for (char** e = environ; *e != nullptr; ++e)
-    if (std::strncmp(*e, "LD_PRELOAD=", 11) != 0) env.emplace_back(*e);
-  if (!library.empty()) env.push_back("LD_PRELOAD=" + library);
-  return env;
-}
 
 // The last path component.
 std::string_view baseName(std::string_view path) {
@@ -90,50 +65,17 @@ std::string_view baseName(std::string_view path) {
 // Runs preload_workload once under one allocator and reads its report and peak RSS.
 Sample runOnce(const std::string& program, const Workload& w, double scale, const Location& a) {
   Sample s;
-  int fds[2];
-  if (::pipe(fds) != 0) {
-    s.error = "pipe failed";
+  std::vector<std::string> add;
+  if (!a.path.empty()) add.push_back("LD_PRELOAD=" + a.path);
+  const strata::bench::ChildRun run = strata::bench::runPreloadWorkload(
+      program, w, scale, strata::bench::childEnvironment({"LD_PRELOAD"}, add));
+  if (!run.error.empty()) {
+    s.error = run.error;
     return s;
   }
-  const std::vector<std::string> env = childEnvironment(a.path);
-  std::vector<char*> envp;
-  for (const std::string& e : env) envp.push_back(const_cast<char*>(e.c_str()));
-  envp.push_back(nullptr);
-  const std::string threads = std::to_string(w.threads);
-  char scaleText[32];
-  std::snprintf(scaleText, sizeof scaleText, "%g", scale);
-  char* argv[] = {const_cast<char*>(program.c_str()), const_cast<char*>(w.name),
-                  const_cast<char*>(threads.c_str()), scaleText, nullptr};
-  std::fflush(nullptr);
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(fds[0]);
-    ::close(fds[1]);
-    s.error = "fork failed";
-    return s;
-  }
-  if (pid == 0) {
-    ::close(fds[0]);
-    ::dup2(fds[1], 1);
-    ::close(fds[1]);
-    ::execve(program.c_str(), argv, envp.data());
-    ::_exit(126);
-  }
-  ::close(fds[1]);
-  std::string out;
-  char buf[4096];
-  for (ssize_t got; (got = ::read(fds[0], buf, sizeof buf)) != 0;) {
-    if (got < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    out.append(buf, static_cast<std::size_t>(got));
-  }
-  ::close(fds[0]);
-  int status = 0;
-  struct rusage usage {};
-  while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
-  }
+  const int status = run.status;
+  const std::string& out = run.out;
+  const struct rusage& usage = run.usage;
   if (WIFSIGNALED(status)) {
     s.error = std::string("killed by signal ") + std::to_string(WTERMSIG(status));
     return s;

@@ -27,24 +27,15 @@
 #include <vector>
 
 #include "measure.hpp"
+#include "preload_run.hpp"
 #include "strata/trace/reader.hpp"
 #include "table_options.hpp"
 
-extern char** environ;
 
 namespace ro {
 
-// One workload variant of preload_workload.
-struct Workload {
-  const char* name;
-  int threads;
-  std::string label() const { return std::string(name) + "-" + std::to_string(threads) + "t"; }
-};
-
-constexpr Workload kWorkloads[] = {
-    {"churn", 1}, {"churn", 2}, {"server", 1}, {"server", 2},
-    {"grow-shrink", 1}, {"grow-shrink", 2}, {"tiny", 1}, {"tiny", 2},
-};
+using Workload = strata::bench::PreloadWorkload;
+constexpr auto& kWorkloads = strata::bench::kPreloadWorkloads;
 
 // One run: the workload's time, and for a recorded run the trace's figures.
 struct Sample {
@@ -96,58 +87,21 @@ bool readTraceFigures(const std::string& path, Sample& s) {
 Sample runOnce(const std::string& program, const Workload& w, double scale,
                const std::string& recorder, const std::string& tracePath) {
   Sample s;
-  std::vector<std::string> env;
-  for (char** e = environ; *e != nullptr; ++e)
-    if (std::strncmp(*e, "LD_PRELOAD=", 11) != 0 && std::strncmp(*e, "STRATA_TRACE_FILE=", 18) != 0 &&
-        std::strncmp(*e, "STRATA_TRACE_PID=", 17) != 0)
-      env.emplace_back(*e);
+  std::vector<std::string> add;
   if (!recorder.empty()) {
-    env.push_back("LD_PRELOAD=" + recorder);
-    env.push_back("STRATA_TRACE_FILE=" + tracePath);
+    add.push_back("LD_PRELOAD=" + recorder);
+    add.push_back("STRATA_TRACE_FILE=" + tracePath);
   }
-  std::vector<char*> envp;
-  for (std::string& e : env) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  const std::string threads = std::to_string(w.threads);
-  char scaleText[32];
-  std::snprintf(scaleText, sizeof scaleText, "%g", scale);
-  char* argv[] = {const_cast<char*>(program.c_str()), const_cast<char*>(w.name),
-                  const_cast<char*>(threads.c_str()), scaleText, nullptr};
-  int fds[2];
-  if (::pipe(fds) != 0) {
-    s.error = "pipe failed";
+  const strata::bench::ChildRun run = strata::bench::runPreloadWorkload(
+      program, w, scale,
+      strata::bench::childEnvironment({"LD_PRELOAD", "STRATA_TRACE_FILE", "STRATA_TRACE_PID"}, add));
+  if (!run.error.empty()) {
+    s.error = run.error;
     return s;
   }
-  std::fflush(nullptr);
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    s.error = "fork failed";
-    ::close(fds[0]);
-    ::close(fds[1]);
-    return s;
-  }
-  if (pid == 0) {
-    ::dup2(fds[1], 1);
-    ::close(fds[0]);
-    ::close(fds[1]);
-    ::execve(program.c_str(), argv, envp.data());
-    ::_exit(126);
-  }
-  ::close(fds[1]);
-  std::string out;
-  char buf[4096];
-  for (ssize_t got; (got = ::read(fds[0], buf, sizeof buf)) != 0;) {
-    if (got < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    out.append(buf, static_cast<std::size_t>(got));
-  }
-  ::close(fds[0]);
-  int status = 0;
-  struct rusage usage {};
-  while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
-  }
+  const int status = run.status;
+  const std::string& out = run.out;
+  const struct rusage& usage = run.usage;
   s.cpuMs = (static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1e3 +
              static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e3);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
