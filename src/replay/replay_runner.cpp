@@ -17,6 +17,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 #include <stdexcept>
 
@@ -121,6 +122,37 @@ std::string signalName(int sig) {
   return s;
 }
 
+// The measured figures of a ReplayResult, in the order the result file and the JSON list
+// them: the one list toKeyValues, fromKeyValues and toJson follow. Each is a count or a
+// double; heap_limit_hit is derived from the status and appears in the JSON only.
+struct Figure {
+  const char* key;
+  std::uint64_t ReplayResult::*count;  // or nullptr
+  double ReplayResult::*real;          // or nullptr
+};
+constexpr Figure kFigures[] = {
+    {"events", &ReplayResult::events, nullptr},
+    {"objects", &ReplayResult::objects, nullptr},
+    {"threads", &ReplayResult::threads, nullptr},
+    {"recorded_threads", &ReplayResult::recordedThreads, nullptr},
+    {"wall_seconds", nullptr, &ReplayResult::wallSeconds},
+    {"cpu_seconds", nullptr, &ReplayResult::cpuSeconds},
+    {"peak_heap_bytes", &ReplayResult::peakHeapBytes, nullptr},
+    {"peak_live_bytes", &ReplayResult::peakLiveBytes, nullptr},
+    {"fragmentation_percent", nullptr, &ReplayResult::fragmentationPercent},
+    {"heap_limit_hit", nullptr, nullptr},
+    {"failed_allocations", &ReplayResult::failedAllocations, nullptr},
+    {"failed_events", &ReplayResult::failedEvents, nullptr},
+    {"verify_errors", &ReplayResult::verifyErrors, nullptr},
+};
+
+// One figure of r as text (JSON and the result file write numbers alike).
+std::string figureText(const ReplayResult& r, const Figure& f) {
+  if (f.count != nullptr) return std::to_string(r.*f.count);
+  if (f.real != nullptr) return number(r.*f.real);
+  return r.status == "heap-limit" ? "true" : "false";
+}
+
 }  // namespace
 
 std::string toKeyValues(const ReplayResult& r) {
@@ -133,18 +165,8 @@ std::string toKeyValues(const ReplayResult& r) {
   };
   line("status", r.status);
   line("detail", r.detail);
-  line("events", std::to_string(r.events));
-  line("objects", std::to_string(r.objects));
-  line("threads", std::to_string(r.threads));
-  line("recorded_threads", std::to_string(r.recordedThreads));
-  line("wall_seconds", number(r.wallSeconds));
-  line("cpu_seconds", number(r.cpuSeconds));
-  line("peak_heap_bytes", std::to_string(r.peakHeapBytes));
-  line("peak_live_bytes", std::to_string(r.peakLiveBytes));
-  line("fragmentation_percent", number(r.fragmentationPercent));
-  line("failed_allocations", std::to_string(r.failedAllocations));
-  line("failed_events", std::to_string(r.failedEvents));
-  line("verify_errors", std::to_string(r.verifyErrors));
+  for (const Figure& f : kFigures)
+    if (f.count != nullptr || f.real != nullptr) line(f.key, figureText(r, f));
   return s;
 }
 
@@ -168,20 +190,18 @@ bool fromKeyValues(const std::string& text, ReplayResult& r) {
       return !v.empty() && *end == '\0';
     };
     bool ok = true;
-    if (k == "status") { r.status = v; sawStatus = true; }
-    else if (k == "detail") r.detail = v;
-    else if (k == "events") ok = u64(r.events);
-    else if (k == "objects") ok = u64(r.objects);
-    else if (k == "threads") ok = u64(r.threads);
-    else if (k == "recorded_threads") ok = u64(r.recordedThreads);
-    else if (k == "wall_seconds") ok = dbl(r.wallSeconds);
-    else if (k == "cpu_seconds") ok = dbl(r.cpuSeconds);
-    else if (k == "peak_heap_bytes") ok = u64(r.peakHeapBytes);
-    else if (k == "peak_live_bytes") ok = u64(r.peakLiveBytes);
-    else if (k == "fragmentation_percent") ok = dbl(r.fragmentationPercent);
-    else if (k == "failed_allocations") ok = u64(r.failedAllocations);
-    else if (k == "failed_events") ok = u64(r.failedEvents);
-    else if (k == "verify_errors") ok = u64(r.verifyErrors);
+    if (k == "status") {
+      r.status = v;
+      sawStatus = true;
+    } else if (k == "detail") {
+      r.detail = v;
+    } else {
+      for (const Figure& f : kFigures) {
+        if (k != f.key) continue;
+        if (f.count != nullptr) ok = u64(r.*f.count);
+        else if (f.real != nullptr) ok = dbl(r.*f.real);
+      }
+    }
     if (!ok) return false;
   }
   return sawStatus;
@@ -340,19 +360,7 @@ std::string toJson(const ReplayResult& r) {
   field("library", jsonString(r.library));
   field("status", jsonString(r.status));
   field("detail", jsonString(r.detail));
-  field("events", std::to_string(r.events));
-  field("objects", std::to_string(r.objects));
-  field("threads", std::to_string(r.threads));
-  field("recorded_threads", std::to_string(r.recordedThreads));
-  field("wall_seconds", number(r.wallSeconds));
-  field("cpu_seconds", number(r.cpuSeconds));
-  field("peak_heap_bytes", std::to_string(r.peakHeapBytes));
-  field("peak_live_bytes", std::to_string(r.peakLiveBytes));
-  field("fragmentation_percent", number(r.fragmentationPercent));
-  field("heap_limit_hit", r.status == "heap-limit" ? "true" : "false");
-  field("failed_allocations", std::to_string(r.failedAllocations));
-  field("failed_events", std::to_string(r.failedEvents));
-  field("verify_errors", std::to_string(r.verifyErrors), true);
+  for (const Figure& f : kFigures) field(f.key, figureText(r, f), &f == std::end(kFigures) - 1);
   return s + "}";
 }
 
