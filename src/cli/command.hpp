@@ -4,6 +4,7 @@
 // listed once in main.cpp's table.
 #pragma once
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace strata::cli {
@@ -16,6 +17,10 @@ struct Command {
   // args.data()[args.size()] is the terminating null pointer. Returns the exit status.
   int (*run)(std::span<char* const> args);
 };
+
+// Reports a wrong invocation of a subcommand on stderr: "strata NAME: why", then the usage
+// lines that open its help (up to the first blank line). Returns 2, the exit status for it.
+int usageError(std::string_view name, std::string_view help, const std::string& why);
 
 extern const Command kAllocatorsCommand;
 extern const Command kRunCommand;

@@ -76,12 +76,8 @@ constexpr std::string_view kHelp =
 
 constexpr std::string_view kPlotKinds[] = {"heap", "sizes", "lifetimes", "summary"};
 
-// A wrong invocation: the reason and the usage line, exit status 2.
-int usageError(const std::string& why) {
-  std::fprintf(stderr, "strata compare: %s\n%.*s", why.c_str(),
-               static_cast<int>(kHelp.find('\n') + 1), kHelp.data());
-  return 2;
-}
+// A wrong invocation: the reason and the usage (command.hpp); exit status 2.
+int usageError(const std::string& why) { return cli::usageError("compare", kHelp, why); }
 
 // A failure the user can act on (naming the file); exit status 1.
 int failure(const std::string& why) {

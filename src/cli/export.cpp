@@ -27,12 +27,8 @@ constexpr std::string_view kHelp =
     "Exit status: 0; 1 when TRACE cannot be read or is not a valid trace (the message names the\n"
     "byte offset) or FILE cannot be written; 2 for a wrong invocation.\n";
 
-// Reports a wrong invocation with the usage line; exit status 2.
-int usageError(const std::string& why) {
-  std::fprintf(stderr, "strata export: %s\n%.*s", why.c_str(),
-               static_cast<int>(kHelp.find('\n') + 1), kHelp.data());
-  return 2;
-}
+// A wrong invocation: the reason and the usage (command.hpp); exit status 2.
+int usageError(const std::string& why) { return cli::usageError("export", kHelp, why); }
 
 // Parses the arguments and converts.
 int runExport(std::span<char* const> args) {

@@ -35,12 +35,8 @@ constexpr std::string_view kHelp =
     "\n"
     "example: strata generate web-proxy --seed 7 -o proxy.trace\n";
 
-// Reports a wrong invocation with the usage line; exit status 2.
-int usageError(const std::string& why) {
-  std::fprintf(stderr, "strata generate: %s\n%.*s", why.c_str(),
-               static_cast<int>(kHelp.find('\n') + 1), kHelp.data());
-  return 2;
-}
+// A wrong invocation: the reason and the usage (command.hpp); exit status 2.
+int usageError(const std::string& why) { return cli::usageError("generate", kHelp, why); }
 
 // "web-proxy, editor, server".
 std::string knownWorkloads() {

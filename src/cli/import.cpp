@@ -31,12 +31,8 @@ constexpr std::string_view kHelp =
     "Exit status: 0; 1 when FILE cannot be read or has a malformed line (the message names\n"
     "FILE:LINE) or TRACE cannot be written; 2 for a wrong invocation.\n";
 
-// Reports a wrong invocation with the usage line; exit status 2.
-int usageError(const std::string& why) {
-  std::fprintf(stderr, "strata import: %s\n%.*s", why.c_str(),
-               static_cast<int>(kHelp.find('\n') + 1), kHelp.data());
-  return 2;
-}
+// A wrong invocation: the reason and the usage (command.hpp); exit status 2.
+int usageError(const std::string& why) { return cli::usageError("import", kHelp, why); }
 
 // Parses the arguments and converts.
 int runImport(std::span<char* const> args) {

@@ -52,12 +52,8 @@ constexpr std::string_view kHelp =
 
 constexpr const char* kRecorderLibrary = "libstrata-record.so";
 
-// Reports a wrong invocation with the usage line; exit status 2.
-int usageError(const std::string& why) {
-  std::fprintf(stderr, "strata record: %s\n%.*s", why.c_str(),
-               static_cast<int>(kHelp.find('\n') + 1), kHelp.data());
-  return 2;
-}
+// A wrong invocation: the reason and the usage (command.hpp); exit status 2.
+int usageError(const std::string& why) { return cli::usageError("record", kHelp, why); }
 
 // `path` made absolute against the current directory, so the program may chdir.
 std::string absolutePath(const std::string& path) {

@@ -40,13 +40,8 @@ constexpr std::string_view kHelp =
     "Exit status: 0 when the replay ran (status ok or heap-limit); 1 when it could not (bad\n"
     "trace, allocator not installed, replay crashed); 2 for a wrong invocation.\n";
 
-// Reports a wrong invocation with the usage lines; exit status 2.
-int usageError(const std::string& why) {
-  const std::size_t usageEnd = kHelp.find("\n\n") + 1;
-  std::fprintf(stderr, "strata replay: %s\n%.*s", why.c_str(), static_cast<int>(usageEnd),
-               kHelp.data());
-  return 2;
-}
+// A wrong invocation: the reason and the usage (command.hpp); exit status 2.
+int usageError(const std::string& why) { return cli::usageError("replay", kHelp, why); }
 
 // Parses "123", "64K", "2M", "1G" (also "KiB"/"MiB"/"GiB" and a trailing "B") into bytes.
 bool parseSize(std::string_view s, std::uint64_t& out) {

@@ -30,12 +30,8 @@ constexpr std::string_view kHelp =
     "\n"
     "example: strata run --allocator strata -- python3 -c 'print(42)'\n";
 
-// Reports a wrong invocation with the usage line; exit status 2.
-int usageError(const std::string& why) {
-  std::fprintf(stderr, "strata run: %s\n%.*s", why.c_str(),
-               static_cast<int>(kHelp.find('\n') + 1), kHelp.data());
-  return 2;
-}
+// A wrong invocation: the reason and the usage (command.hpp); exit status 2.
+int usageError(const std::string& why) { return cli::usageError("run", kHelp, why); }
 
 // Parses the arguments, sets LD_PRELOAD and execs the command; returns only on an error.
 int runRun(std::span<char* const> args) {

@@ -37,12 +37,8 @@ constexpr std::string_view kHelp =
     "\n"
     "example: strata generate web-proxy -o proxy.trace && strata stats proxy.trace\n";
 
-// Reports a wrong invocation with the usage line; exit status 2.
-int usageError(const std::string& why) {
-  std::fprintf(stderr, "strata stats: %s\n%.*s", why.c_str(),
-               static_cast<int>(kHelp.find('\n') + 1), kHelp.data());
-  return 2;
-}
+// A wrong invocation: the reason and the usage (command.hpp); exit status 2.
+int usageError(const std::string& why) { return cli::usageError("stats", kHelp, why); }
 
 // "1,234,567": thousands separated, for the table.
 std::string grouped(std::uint64_t v) {

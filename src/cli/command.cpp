@@ -1,0 +1,16 @@
+// What the subcommands of the `strata` executable share (command.hpp).
+#include "command.hpp"
+
+#include <cstdio>
+
+namespace strata::cli {
+
+int usageError(std::string_view name, std::string_view help, const std::string& why) {
+  const std::size_t blank = help.find("\n\n");
+  const std::string_view usage = help.substr(0, blank == std::string_view::npos ? help.size() : blank + 1);
+  std::fprintf(stderr, "strata %.*s: %s\n%.*s", static_cast<int>(name.size()), name.data(),
+               why.c_str(), static_cast<int>(usage.size()), usage.data());
+  return 2;
+}
+
+}  // namespace strata::cli
