@@ -345,11 +345,11 @@ TEST(TraceFormat, WrongMagicAndVersionNameTheOffset) {
   EXPECT_NE(err.message().find("(bad magic) at byte offset 0"), std::string::npos) << err.message();
 
   bad = w.bytes;
-  putU16(bad.data() + 8, 2);
+  putU16(bad.data() + 8, 3);
   EXPECT_EQ(readAll(bad, back, &err), ReadStatus::Error);
   EXPECT_EQ(err.kind, ErrorKind::BadVersion);
   EXPECT_EQ(err.offset, 8u);
-  EXPECT_NE(err.message().find("version 2"), std::string::npos) << err.message();
+  EXPECT_NE(err.message().find("version 3"), std::string::npos) << err.message();
   EXPECT_TRUE(back.empty());
 
   try {

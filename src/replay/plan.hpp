@@ -303,6 +303,8 @@ class PlanDecoder {
       case trace::Op::ReapDestroy:
         if (state_[e.target] == kReap) clearReap(e.target, true, out);
         break;
+      case trace::Op::Touch: case trace::Op::ThreadStart: case trace::Op::ThreadEnd:
+        break;
     }
     return true;
   }

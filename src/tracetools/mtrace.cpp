@@ -310,6 +310,8 @@ class Exporter {
       case Op::ReapClear: case Op::ReapDestroy:
         clearReap(e.target);
         break;
+      case Op::Touch: case Op::ThreadStart: case Op::ThreadEnd:
+        break;  // mtrace has no such lines
     }
   }
 

@@ -89,6 +89,8 @@ class Accumulator {
         if (e.target < slots_.size() && slots_[e.target].kind == Kind::LiveReap)
           slots_[e.target].kind = Kind::DeadReap;
         break;
+      case Op::Touch: case Op::ThreadStart: case Op::ThreadEnd:
+        break;  // no object is created or freed
     }
   }
 
@@ -218,7 +220,8 @@ std::string formatNs(double ns) {
 std::string_view opName(trace::Op op) {
   static constexpr std::string_view names[trace::kOpCount] = {
       "malloc", "calloc",      "realloc",     "free",       "memalign",   "new",
-      "delete", "reap_create", "reap_malloc", "reap_free",  "reap_clear", "reap_destroy"};
+      "delete", "reap_create", "reap_malloc", "reap_free",  "reap_clear", "reap_destroy",
+      "touch",  "thread_start", "thread_end"};
   const auto i = static_cast<std::size_t>(op);
   return i < trace::kOpCount ? names[i] : std::string_view("unknown");
 }

@@ -1,4 +1,4 @@
-// The Strata allocation trace format, version 1: constants, the event model, LEB128 varints
+// The Strata allocation trace format, version 2 (version 1 still read): constants, the event model, LEB128 varints
 // and CRC-32. Shared by TraceWriter (which runs inside an LD_PRELOADed recorder, so this
 // header uses only the language and libc: no allocation, no exceptions) and TraceReader.
 // The byte-level specification is docs/trace-format.md; keep the two in step.
@@ -11,13 +11,20 @@ namespace strata::trace {
 
 // File header: "STRATATR", version u16, flags u16, reserved u32 (all little-endian).
 inline constexpr unsigned char kFileMagic[8] = {'S', 'T', 'R', 'A', 'T', 'A', 'T', 'R'};
-inline constexpr std::uint16_t kFormatVersion = 1;
+inline constexpr std::uint16_t kFormatVersion = 2;
+// The oldest version a reader still accepts. Version 1 has no touch or thread events and no
+// program chunk; it is otherwise identical.
+inline constexpr std::uint16_t kOldestFormatVersion = 1;
 inline constexpr std::size_t kFileHeaderSize = 16;
 
 // Chunk header: magic u32, payload length u32, event count u32, CRC-32 of the payload u32.
 inline constexpr std::size_t kChunkHeaderSize = 16;
 inline constexpr std::uint32_t kEventChunkMagic = 0x4B435453u;    // bytes "STCK"
 inline constexpr std::uint32_t kTrailerChunkMagic = 0x4C545453u;  // bytes "STTL"
+// Version 2: the program chunk (which process wrote the trace), first after the file header.
+inline constexpr std::uint32_t kProgramChunkMagic = 0x47505453u;  // bytes "STPG"
+// Longest program path a program chunk carries (longer ones are cut).
+inline constexpr std::size_t kMaxProgramPath = 4096;
 // Largest payload a reader accepts, so a reader's memory is bounded by one chunk and a
 // corrupt length cannot make it allocate gigabytes.
 inline constexpr std::size_t kMaxChunkPayload = std::size_t{1} << 24;
@@ -41,8 +48,18 @@ enum class Op : std::uint8_t {
   ReapFree = 9,
   ReapClear = 10,
   ReapDestroy = 11,
+  // Version 2. Touch: how many bytes of a large object the program touched, written just
+  // before the event that frees it (or at exit): object = the object, size = touched bytes.
+  Touch = 12,
+  // Version 2. ThreadStart: the event's thread started; target = the index of the thread that
+  // created it (a thread index, not an object; kFlagNull when unknown). ThreadEnd: the
+  // event's thread ended (no other field).
+  ThreadStart = 13,
+  ThreadEnd = 14,
 };
-inline constexpr unsigned kOpCount = 12;
+inline constexpr unsigned kOpCount = 15;
+// Ops 0..kOpCountV1-1 are all a version 1 trace may hold.
+inline constexpr unsigned kOpCountV1 = 12;
 
 // Flag bits, the high 4 bits of the op byte. kFlagSameThread is an encoding detail (the event
 // ran on the same thread as the previous event of its chunk) and never appears in an Event.
@@ -64,8 +81,9 @@ struct Event {
   std::uint32_t thread = 0;    // dense thread index
   std::uint64_t timeNs = 0;    // nanoseconds since the trace started
   std::uint64_t object = kNoObject;  // the object created, or freed (see the table in the doc)
-  std::uint64_t target = kNoObject;  // realloc: the old object; reap_create: the parent; other reap ops: the reap
-  std::uint64_t size = 0;            // requested bytes (calloc: nmemb * size)
+  std::uint64_t target = kNoObject;  // realloc: the old object; reap_create: the parent; other
+                                     // reap ops: the reap; thread_start: the creating thread
+  std::uint64_t size = 0;            // requested bytes (calloc: nmemb * size); touch: touched bytes
   friend bool operator==(const Event&, const Event&) = default;
 };
 
@@ -81,24 +99,31 @@ constexpr bool opCreates(Op op) noexcept {
 constexpr bool opFreesObject(Op op) noexcept {
   return op == Op::Free || op == Op::Delete || op == Op::ReapFree;
 }
+// Ops whose object field names an existing object (Touch names one without freeing it).
+constexpr bool opNamesObject(Op op) noexcept { return opFreesObject(op) || op == Op::Touch; }
 constexpr bool opHasTarget(Op op) noexcept {
   return op == Op::Realloc || op == Op::ReapCreate || op == Op::ReapMalloc ||
-         op == Op::ReapFree || op == Op::ReapClear || op == Op::ReapDestroy;
+         op == Op::ReapFree || op == Op::ReapClear || op == Op::ReapDestroy ||
+         op == Op::ThreadStart;
 }
-// Whether an event with these flags stores a target: realloc(NULL, n) and a reap created
-// without a parent (both carry kFlagNull) have none.
+// Whether the target field is a thread index (stored as is) rather than an object id (stored
+// as a distance back from the newest object).
+constexpr bool targetIsThread(Op op) noexcept { return op == Op::ThreadStart; }
+// Whether an event with these flags stores a target: realloc(NULL, n), a reap created
+// without a parent and a thread whose creator is unknown (all carry kFlagNull) have none.
 constexpr bool targetPresent(Op op, std::uint8_t flags) noexcept {
   if (!opHasTarget(op)) return false;
-  return !((op == Op::Realloc || op == Op::ReapCreate) && (flags & kFlagNull));
+  return !((op == Op::Realloc || op == Op::ReapCreate || op == Op::ThreadStart) &&
+           (flags & kFlagNull));
 }
 // Whether an event with these flags names an existing object in its object field.
 constexpr bool objectPresent(Op op, std::uint8_t flags) noexcept {
-  return opFreesObject(op) && !(flags & kFlagNull);
+  return opNamesObject(op) && !(flags & kFlagNull);
 }
 constexpr bool opHasSize(Op op) noexcept {
   switch (op) {
     case Op::Malloc: case Op::Calloc: case Op::Realloc: case Op::Memalign: case Op::New:
-    case Op::ReapMalloc: return true;
+    case Op::ReapMalloc: case Op::Touch: return true;
     default: return false;
   }
 }
@@ -106,7 +131,8 @@ constexpr bool opHasSize(Op op) noexcept {
 constexpr std::uint8_t opAllowedFlags(Op op) noexcept {
   std::uint8_t f = 0;
   if (opCreates(op)) f |= kFlagFailed;
-  if (op == Op::Realloc || op == Op::ReapCreate || opFreesObject(op)) f |= kFlagNull;
+  if (op == Op::Realloc || op == Op::ReapCreate || op == Op::ThreadStart || opFreesObject(op))
+    f |= kFlagNull;
   if (op == Op::Memalign || op == Op::New) f |= kFlagAligned;
   return f;
 }
@@ -197,6 +223,13 @@ inline std::uint32_t crc32(const unsigned char* p, std::size_t n) noexcept {
   for (; n != 0; --n) c = t[0][(c ^ *p++) & 0xff] ^ (c >> 8);
   return ~c;
 }
+
+// What the program chunk says: the process that wrote the trace.
+struct ProgramInfo {
+  std::uint64_t pid = 0;        // 0 when unknown (no program chunk)
+  std::uint64_t parentPid = 0;  // the process that started it, 0 when unknown
+  char path[kMaxProgramPath + 1] = {};  // the program (/proc/self/exe), NUL-terminated
+};
 
 // Little-endian fixed-width helpers for headers.
 inline void putU16(unsigned char* p, std::uint16_t v) noexcept {

@@ -151,6 +151,10 @@ class TraceReader {
   std::uint64_t threads() const noexcept { return threads_; }
   std::uint64_t chunksRead() const noexcept { return chunks_; }
   std::uint64_t bytesRead() const noexcept { return offset_; }
+  // The file's format version (0 before the first next()).
+  std::uint16_t version() const noexcept { return version_; }
+  // The program chunk (pid 0 when the trace has none); valid after the first next().
+  const ProgramInfo& program() const noexcept { return program_; }
 
  private:
   enum class State : std::uint8_t { Reading, Ended, Failed };
@@ -187,10 +191,13 @@ class TraceReader {
     if (static_cast<std::size_t>(got) < sizeof h)
       return fail(ErrorKind::TruncatedHeader, 0,
                   "file has " + std::to_string(got) + " of 16 header bytes");
-    if (getU16(h + 8) != kFormatVersion)
+    version_ = getU16(h + 8);
+    if (version_ < kOldestFormatVersion || version_ > kFormatVersion)
       return fail(ErrorKind::BadVersion, 8,
-                  "version " + std::to_string(getU16(h + 8)) + ", this reader reads version " +
+                  "version " + std::to_string(version_) + ", this reader reads versions " +
+                      std::to_string(kOldestFormatVersion) + " to " +
                       std::to_string(kFormatVersion));
+    opCount_ = version_ == 1 ? kOpCountV1 : kOpCount;
     if (getU16(h + 10) != 0 || getU32(h + 12) != 0)
       return fail(ErrorKind::BadFileFlags, 10, "flags/reserved bytes must be zero");
     return true;
@@ -213,8 +220,12 @@ class TraceReader {
     const std::uint32_t magic = getU32(h);
     const std::uint32_t len = getU32(h + 4);
     const std::uint32_t count = getU32(h + 8);
-    if (magic != kEventChunkMagic && magic != kTrailerChunkMagic)
+    const bool programChunk = magic == kProgramChunkMagic && version_ >= 2;
+    if (magic != kEventChunkMagic && magic != kTrailerChunkMagic && !programChunk)
       return fail(ErrorKind::BadChunkMagic, chunkOffset_, "magic 0x" + hex(magic));
+    if (programChunk && (chunkOffset_ != kFileHeaderSize || count != 0))
+      return fail(ErrorKind::BadChunkMagic, chunkOffset_,
+                  "a program chunk must come first, right after the file header, with count 0");
     if (len > kMaxChunkPayload)
       return fail(ErrorKind::ChunkTooLarge, chunkOffset_,
                   "payload length " + std::to_string(len));
@@ -230,6 +241,7 @@ class TraceReader {
     p_ = payload_.data();
     end_ = p_ + len;
     if (magic == kTrailerChunkMagic) return readTrailer(count);
+    if (programChunk) return readProgram();
 
     std::uint64_t base = 0;
     p_ = getVarint(p_, end_, base);
@@ -274,6 +286,22 @@ class TraceReader {
     return false;
   }
 
+  // The program chunk: varint pid, varint parent pid, varint length, the path's bytes.
+  // Returns true with no events to decode (the caller reads the next chunk).
+  bool readProgram() {
+    std::uint64_t len = 0;
+    if ((p_ = getVarint(p_, end_, program_.pid)) == nullptr ||
+        (p_ = getVarint(p_, end_, program_.parentPid)) == nullptr ||
+        (p_ = getVarint(p_, end_, len)) == nullptr || len > kMaxProgramPath ||
+        len != static_cast<std::uint64_t>(end_ - p_))
+      return fail(ErrorKind::BadEvent, chunkOffset_, "malformed program chunk");
+    std::memcpy(program_.path, p_, static_cast<std::size_t>(len));
+    program_.path[len] = '\0';
+    p_ = end_;
+    left_ = 0;
+    return true;
+  }
+
   bool badEvent(const char* what) {
     return fail(ErrorKind::BadEvent, chunkOffset_,
                 "event " + std::to_string(index_) + " of the chunk: " + what);
@@ -284,7 +312,7 @@ class TraceReader {
     if (p_ == end_) return badEvent("payload ends");
     const unsigned char opByte = *p_++;
     const unsigned opv = opByte & 0x0f;
-    if (opv >= kOpCount) return badEvent("unknown op");
+    if (opv >= opCount_) return badEvent("unknown op");
     e.op = static_cast<Op>(opv);
     e.flags = opByte & kEventFlags;
     if (!flagsValid(e.op, e.flags)) return badEvent("flags not allowed for this op");
@@ -303,8 +331,14 @@ class TraceReader {
     e.target = kNoObject;
     if (hasTarget) {
       if ((p_ = getVarint(p_, end_, v)) == nullptr) return badEvent("bad target varint");
-      if (v >= nextId_) return badEvent("target names an object not yet created");
-      e.target = nextId_ - 1 - v;
+      if (targetIsThread(e.op)) {
+        if (v > 0xffffffffu) return badEvent("thread index over 32 bits");
+        e.target = v;
+        if (v >= threads_) threads_ = v + 1;
+      } else {
+        if (v >= nextId_) return badEvent("target names an object not yet created");
+        e.target = nextId_ - 1 - v;
+      }
     }
     e.object = kNoObject;
     if (objectPresent(e.op, e.flags)) {
@@ -357,6 +391,9 @@ class TraceReader {
   State state_ = State::Reading;
   bool headerRead_ = false;
   bool sawTrailer_ = false;
+  std::uint16_t version_ = 0;
+  unsigned opCount_ = kOpCount;
+  ProgramInfo program_;
 };
 
 // Reads a whole in-memory trace; throws TraceFormatError on any error. For tools and tests;

@@ -72,7 +72,8 @@ class TraceWriter {
     if ((e.flags & kFlagAligned) && e.alignLog2 > 63) return kRejected;
     const bool hasTarget = targetPresent(e.op, e.flags);
     const bool freesObject = objectPresent(e.op, e.flags);
-    if (hasTarget && e.target >= nextId_) return kRejected;
+    if (hasTarget && (targetIsThread(e.op) ? e.target > 0xffffffffu : e.target >= nextId_))
+      return kRejected;
     if (freesObject && e.object >= nextId_) return kRejected;
 
     return appendUnchecked(e.op, e.flags, e.thread, e.timeNs, e.object, e.target, e.size,
@@ -103,7 +104,14 @@ class TraceWriter {
                                       (same ? kFlagSameThread : 0));
     if (!same) p = putVarint(p, thread);
     p = putVarint(p, zigzag(timeNs - prevTime_));
-    if (targetPresent(op, flags)) p = putVarint(p, nextId_ - 1 - target);
+    if (targetPresent(op, flags)) {
+      if (targetIsThread(op)) {
+        p = putVarint(p, target);
+        if (target >= threads_) threads_ = target + 1;
+      } else {
+        p = putVarint(p, nextId_ - 1 - target);
+      }
+    }
     if (objectPresent(op, flags)) p = putVarint(p, nextId_ - 1 - object);
     if (opHasSize(op)) p = putVarint(p, size);
     if (flags & kFlagAligned) *p++ = alignLog2;
@@ -116,6 +124,25 @@ class TraceWriter {
     ++events_;
     if (opCreates(op) && !(flags & kFlagFailed)) return nextId_++;
     return kNoObject;
+  }
+
+  // Writes the program chunk (format version 2): which process wrote the trace. Only before
+  // the first event (false otherwise, or when the sink failed); a path longer than
+  // kMaxProgramPath bytes is cut.
+  bool program(std::uint64_t pid, std::uint64_t parentPid, const char* path) noexcept {
+    if (failed_ || finished_ || events_ != 0 || chunkEvents_ != 0) return false;
+    std::size_t len = path == nullptr ? 0 : std::strlen(path);
+    if (len > kMaxProgramPath) len = kMaxProgramPath;
+    if (cap_ < kChunkHeaderSize + 30 + len) return false;
+    unsigned char* p = buf_ + kChunkHeaderSize;
+    p = putVarint(p, pid);
+    p = putVarint(p, parentPid);
+    p = putVarint(p, len);
+    if (len != 0) std::memcpy(p, path, len);
+    p += len;
+    const std::size_t payload = static_cast<std::size_t>(p - (buf_ + kChunkHeaderSize));
+    writeChunkHeader(kProgramChunkMagic, payload, 0);
+    return emit(buf_, kChunkHeaderSize + payload);
   }
 
   // Hands the events buffered so far to the sink as one complete chunk (nothing when there are
