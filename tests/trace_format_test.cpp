@@ -570,3 +570,144 @@ TEST(TraceReaderPerf, TenMillionEventsInMemory) {
 }
 
 }  // namespace
+
+namespace {
+
+// A writer over a byte vector: the trace in `bytes` after finish().
+struct VersionTwoTrace {
+  Bytes bytes;
+  unsigned char buffer[4096];
+  TraceWriter<VectorSink> writer{buffer, sizeof buffer, VectorSink{&bytes, nullptr}};
+};
+
+}  // namespace
+
+TEST(TraceFormatV2, ProgramChunkTouchAndThreadEventsRoundTrip) {
+  VersionTwoTrace t;
+  ASSERT_TRUE(t.writer.program(4242, 17, "/usr/bin/some-program"));
+  const std::uint64_t big = t.writer.append(Event{Op::Calloc, 0, 0, 0, 10, kNoObject, kNoObject, 1 << 24});
+  ASSERT_EQ(big, 0u);
+  EXPECT_EQ(t.writer.append(Event{Op::ThreadStart, 0, 0, 5, 20, kNoObject, 0, 0}), kNoObject);
+  EXPECT_EQ(t.writer.append(Event{Op::ThreadStart, kFlagNull, 0, 9, 21, kNoObject, kNoObject, 0}),
+            kNoObject);
+  EXPECT_EQ(t.writer.append(Event{Op::Touch, 0, 0, 5, 30, big, kNoObject, 8192}), kNoObject);
+  EXPECT_EQ(t.writer.append(Event{Op::Free, 0, 0, 5, 31, big, kNoObject, 0}), kNoObject);
+  EXPECT_EQ(t.writer.append(Event{Op::ThreadEnd, 0, 0, 5, 40, kNoObject, kNoObject, 0}), kNoObject);
+  ASSERT_TRUE(t.writer.finish());
+  EXPECT_EQ(t.writer.threads(), 10u) << "thread 9 is the highest index named";
+
+  TraceReader reader(MemorySource{t.bytes.data(), t.bytes.size()});
+  std::vector<Event> back;
+  Event e;
+  ReadStatus s;
+  while ((s = reader.next(e)) == ReadStatus::Event) back.push_back(e);
+  ASSERT_EQ(s, ReadStatus::End) << reader.error().message();
+  EXPECT_TRUE(reader.complete());
+  EXPECT_EQ(reader.version(), 2);
+  EXPECT_EQ(reader.program().pid, 4242u);
+  EXPECT_EQ(reader.program().parentPid, 17u);
+  EXPECT_STREQ(reader.program().path, "/usr/bin/some-program");
+  ASSERT_EQ(back.size(), 6u);
+  EXPECT_EQ(back[1].op, Op::ThreadStart);
+  EXPECT_EQ(back[1].thread, 5u);
+  EXPECT_EQ(back[1].target, 0u) << "the creating thread, as a thread index";
+  EXPECT_EQ(back[2].target, kNoObject);
+  EXPECT_EQ(back[2].flags, kFlagNull);
+  EXPECT_EQ(back[3].op, Op::Touch);
+  EXPECT_EQ(back[3].object, 0u);
+  EXPECT_EQ(back[3].size, 8192u);
+  EXPECT_EQ(back[5].op, Op::ThreadEnd);
+  EXPECT_EQ(reader.totals().threads, 10u);
+}
+
+TEST(TraceFormatV2, ProgramChunkOnlyBeforeTheFirstEvent) {
+  VersionTwoTrace t;
+  ASSERT_NE(t.writer.append(Event{Op::Malloc, 0, 0, 0, 1, kNoObject, kNoObject, 8}),
+            TraceWriter<VectorSink>::kRejected);
+  EXPECT_FALSE(t.writer.program(1, 0, "/bin/late"));
+  ASSERT_TRUE(t.writer.finish());
+  std::vector<Event> back;
+  ASSERT_EQ(readAll(t.bytes, back), ReadStatus::End);
+  EXPECT_EQ(back.size(), 1u);
+
+  // A program chunk spliced in after an event chunk is an error at its offset.
+  VersionTwoTrace p;
+  ASSERT_TRUE(p.writer.program(7, 1, "/bin/x"));
+  ASSERT_TRUE(p.writer.finish());
+  const Bytes programChunk(p.bytes.begin() + kFileHeaderSize, p.bytes.end() - (kChunkHeaderSize + 3));
+  VersionTwoTrace q;
+  ASSERT_NE(q.writer.append(Event{Op::Malloc, 0, 0, 0, 1, kNoObject, kNoObject, 8}),
+            TraceWriter<VectorSink>::kRejected);
+  ASSERT_TRUE(q.writer.flush());
+  Bytes spliced = q.bytes;
+  const std::size_t at = spliced.size();
+  spliced.insert(spliced.end(), programChunk.begin(), programChunk.end());
+  TraceError err;
+  EXPECT_EQ(readAll(spliced, back, &err), ReadStatus::Error);
+  EXPECT_EQ(err.kind, ErrorKind::BadChunkMagic);
+  EXPECT_EQ(err.offset, at);
+}
+
+TEST(TraceFormatV2, VersionOneTracesStillReadAndRefuseVersionTwoContent) {
+  // A version 2 trace of version 1 ops only, relabelled version 1: read as before.
+  VersionTwoTrace t;
+  const std::uint64_t a = t.writer.append(Event{Op::Malloc, 0, 0, 0, 1, kNoObject, kNoObject, 64});
+  t.writer.append(Event{Op::Free, 0, 0, 0, 2, a, kNoObject, 0});
+  ASSERT_TRUE(t.writer.finish());
+  Bytes v1 = t.bytes;
+  putU16(v1.data() + 8, 1);
+  {
+    TraceReader reader(MemorySource{v1.data(), v1.size()});
+    Event e;
+    int n = 0;
+    ReadStatus s;
+    while ((s = reader.next(e)) == ReadStatus::Event) ++n;
+    EXPECT_EQ(s, ReadStatus::End) << reader.error().message();
+    EXPECT_EQ(n, 2);
+    EXPECT_EQ(reader.version(), 1);
+    EXPECT_EQ(reader.program().pid, 0u);
+  }
+  // Version 1 with a touch event: the op is unknown there.
+  VersionTwoTrace u;
+  const std::uint64_t b = u.writer.append(Event{Op::Malloc, 0, 0, 0, 1, kNoObject, kNoObject, 1 << 20});
+  u.writer.append(Event{Op::Touch, 0, 0, 0, 2, b, kNoObject, 4096});
+  ASSERT_TRUE(u.writer.finish());
+  Bytes bad = u.bytes;
+  putU16(bad.data() + 8, 1);
+  std::vector<Event> back;
+  TraceError err;
+  EXPECT_EQ(readAll(bad, back, &err), ReadStatus::Error);
+  EXPECT_EQ(err.kind, ErrorKind::BadEvent);
+  EXPECT_NE(err.message().find("unknown op"), std::string::npos) << err.message();
+  // Version 1 with a program chunk: not a chunk version 1 knows.
+  VersionTwoTrace p;
+  ASSERT_TRUE(p.writer.program(3, 1, "/bin/y"));
+  ASSERT_TRUE(p.writer.finish());
+  bad = p.bytes;
+  putU16(bad.data() + 8, 1);
+  EXPECT_EQ(readAll(bad, back, &err), ReadStatus::Error);
+  EXPECT_EQ(err.kind, ErrorKind::BadChunkMagic);
+  EXPECT_EQ(err.offset, kFileHeaderSize);
+}
+
+TEST(TraceFormatV2, MalformedProgramChunkAndThreadTargetsAreRejected) {
+  VersionTwoTrace p;
+  ASSERT_TRUE(p.writer.program(3, 1, "/bin/abc"));
+  ASSERT_TRUE(p.writer.finish());
+  // Claim a longer path than the payload holds (and fix the CRC so only the content is wrong).
+  Bytes bad = p.bytes;
+  unsigned char* payload = bad.data() + kFileHeaderSize + kChunkHeaderSize;
+  const std::uint32_t len = getU32(bad.data() + kFileHeaderSize + 4);
+  payload[2] = 9;  // pid 3, ppid 1, then the length byte
+  putU32(bad.data() + kFileHeaderSize + 12, crc32(payload, len));
+  std::vector<Event> back;
+  TraceError err;
+  EXPECT_EQ(readAll(bad, back, &err), ReadStatus::Error);
+  EXPECT_EQ(err.kind, ErrorKind::BadEvent);
+  EXPECT_NE(err.message().find("program chunk"), std::string::npos) << err.message();
+
+  // The writer refuses a creating-thread index over 32 bits.
+  VersionTwoTrace t;
+  EXPECT_EQ(t.writer.append(Event{Op::ThreadStart, 0, 0, 1, 1, kNoObject, std::uint64_t{1} << 32, 0}),
+            TraceWriter<VectorSink>::kRejected);
+}
