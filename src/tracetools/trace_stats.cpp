@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -89,7 +90,14 @@ class Accumulator {
         if (e.target < slots_.size() && slots_[e.target].kind == Kind::LiveReap)
           slots_[e.target].kind = Kind::DeadReap;
         break;
-      case Op::Touch: case Op::ThreadStart: case Op::ThreadEnd:
+      case Op::Touch:
+        if (e.object < slots_.size() && slots_[e.object].kind == Kind::LiveObject) {
+          ++s_.touchedObjects;
+          s_.touchedObjectBytes += slots_[e.object].size;
+          s_.touchedBytes += std::min(e.size, slots_[e.object].size);
+        }
+        break;
+      case Op::ThreadStart: case Op::ThreadEnd:
         break;  // no object is created or freed
     }
   }
@@ -201,6 +209,25 @@ std::string jsonNumber(double v) {
   return buf;
 }
 
+// A JSON string literal (control characters escaped; other bytes as they are).
+std::string jsonString(const std::string& text) {
+  std::string out = "\"";
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += ch;
+    }
+  }
+  return out + "\"";
+}
+
 // "1.02 us": a nanosecond count with three significant digits and an SI unit.
 std::string formatNs(double ns) {
   static const char* const units[] = {"ns", "us", "ms", "s"};
@@ -260,6 +287,10 @@ TraceStats computeStats(const std::string& path) {
   if (status == trace::ReadStatus::Error)
     throw std::runtime_error(path + ": " + reader.error().message());
   stats.complete = reader.complete();
+  stats.formatVersion = reader.version();
+  stats.pid = reader.program().pid;
+  stats.parentPid = reader.program().parentPid;
+  stats.program = reader.program().path;
   acc.finish();
   return stats;
 }
@@ -288,6 +319,13 @@ std::string toJson(const TraceStats& s) {
   field("reaps", u(s.reaps));
   field("duration_ns", u(s.durationNs));
   field("complete", s.complete ? "true" : "false");
+  field("format_version", u(s.formatVersion));
+  field("pid", u(s.pid));
+  field("parent_pid", u(s.parentPid));
+  field("program", jsonString(s.program));
+  field("touched_objects", u(s.touchedObjects));
+  field("touched_object_bytes", u(s.touchedObjectBytes));
+  field("touched_bytes", u(s.touchedBytes));
   std::string ops = "{";
   for (unsigned i = 0; i < trace::kOpCount; ++i) {
     if (i != 0) ops += ',';

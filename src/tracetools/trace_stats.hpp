@@ -40,6 +40,15 @@ struct TraceStats {
   // object that was not live (already freed, or a reap): legal in the format, counted here.
   std::uint64_t badFrees = 0;
   std::uint64_t reaps = 0;              // reaps created (not counted as objects)
+  // Format version 2: large objects whose touched bytes the trace records (touch events),
+  // the bytes they asked for, and the bytes the program touched of them.
+  std::uint64_t touchedObjects = 0;
+  std::uint64_t touchedObjectBytes = 0;
+  std::uint64_t touchedBytes = 0;
+  std::uint16_t formatVersion = 0;
+  std::uint64_t pid = 0;                // from the program chunk; 0 when the trace has none
+  std::uint64_t parentPid = 0;
+  std::string program;                  // the program's path, empty when unknown
 };
 
 // The unit of a histogram's values, for bucket labels.

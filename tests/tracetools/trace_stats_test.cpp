@@ -187,3 +187,39 @@ TEST(TraceStats, JsonHasEveryFigure) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(TraceStats, TouchAndThreadEventsOfFormatTwo) {
+  TempDir dir;
+  // id0 = calloc 1 MiB touched 8 KiB, id1 = malloc 64 KiB touched whole; thread 1 started by
+  // thread 0 and ended; a touch of a freed object counts nothing.
+  const tt::TraceStats s = statsOf(dir, {
+      ev(Op::Calloc, 1 << 20),
+      ev(Op::ThreadStart, 0, 0, kNoObject, 0, 1),
+      ev(Op::Malloc, 65536, kNoObject, kNoObject, 0, 1),
+      ev(Op::Touch, 8192, kNoObject, 0),
+      ev(Op::Free, 0, kNoObject, 0),
+      ev(Op::Touch, 65536, kNoObject, 1, 0, 1),
+      ev(Op::Free, 0, kNoObject, 1, 0, 1),
+      ev(Op::Touch, 4096, kNoObject, 1, 0, 1),
+      ev(Op::ThreadEnd, 0, kNoObject, kNoObject, 0, 1),
+  });
+  EXPECT_EQ(s.totalObjects, 2u);
+  EXPECT_EQ(s.peakLiveBytes, (1u << 20) + 65536u);
+  EXPECT_EQ(s.touchedObjects, 2u);
+  EXPECT_EQ(s.touchedObjectBytes, (1u << 20) + 65536u);
+  EXPECT_EQ(s.touchedBytes, 8192u + 65536u);
+  EXPECT_EQ(s.opCounts[op(Op::ThreadStart)], 1u);
+  EXPECT_EQ(s.opCounts[op(Op::ThreadEnd)], 1u);
+  EXPECT_EQ(s.opCounts[op(Op::Touch)], 3u);
+  EXPECT_EQ(s.threads, 2u);
+  EXPECT_EQ(s.formatVersion, strata::trace::kFormatVersion);
+  EXPECT_EQ(s.pid, 0u) << "no program chunk in this trace";
+  const std::string json = tt::toJson(s);
+  EXPECT_NE(json.find("\"touched_bytes\":73728"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"thread_start\":1"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"program\":\"\""), std::string::npos) << json;
+}
+
+}  // namespace
