@@ -43,7 +43,7 @@
 namespace pt {
 
 using strata::bench::median;
-using strata::cli::Location;
+using strata::registry::Location;
 
 using Workload = strata::bench::PreloadWorkload;
 constexpr auto& kWorkloads = strata::bench::kPreloadWorkloads;
@@ -170,12 +170,12 @@ int main(int argc, char** argv) {
   if (::access(program.c_str(), X_OK) != 0)
     strata::bench::tableUsage(kProgram, (program + " not found: build preload_workload").c_str());
 
-  std::vector<Location> all = strata::cli::locateAll(strata::cli::defaultSearchDirs());
+  std::vector<Location> all = strata::registry::locateAll(strata::registry::defaultSearchDirs());
   if (!opt.allocator.empty()) {
     // The named allocator and the two baselines the ratios need.
-    if (strata::cli::findAllocator(opt.allocator) == nullptr)
+    if (strata::registry::findAllocator(opt.allocator) == nullptr)
       strata::bench::tableUsage(kProgram, ("no allocator named " + opt.allocator + " (known: " +
-                                           strata::cli::knownAllocatorNames() + ")")
+                                           strata::registry::knownAllocatorNames() + ")")
                                               .c_str());
     std::erase_if(all, [&](const Location& l) {
       return l.info->name != opt.allocator && l.info->name != "glibc" && l.info->name != "mimalloc";
@@ -200,7 +200,7 @@ int main(int argc, char** argv) {
                   l.path.empty() ? "(no preload)" : l.path.c_str());
     } else {
       std::printf("  %-16s not available: %s\n", std::string(l.info->name).c_str(),
-                  strata::cli::howToGet(l).c_str());
+                  strata::registry::howToGet(l).c_str());
     }
   }
   std::size_t glibc = avail.size(), mimalloc = avail.size();

@@ -70,7 +70,85 @@ std::string pad(const std::string& s, std::size_t width, bool right) {
   return right ? fill + s : s + fill;
 }
 
+
+// A rank correlation as text: two decimals, or "n/a" when it could not be computed.
+std::string correlationText(double v) { return std::isfinite(v) ? format("%.2f", v) : "n/a"; }
+
+// Signed MiB with one decimal ("+1.5", "-0.3").
+std::string signedMiB(double bytes) { return format("%+.1f", bytes / kMiB); }
+
+// The command's JSON object: the processes compared and skipped, the combined verdict, the
+// live runs and the agreement.
+std::string commandJson(const CommandReport& c, const std::vector<TraceReport>& traces) {
+  std::string j = "{\"command_line\": " + jsonString(c.commandLine) + ",\n    \"processes\": [";
+  for (std::size_t i = 0; i < traces.size(); ++i)
+    j += (i == 0 ? "" : ", ") + std::string("{\"trace\": ") + jsonString(traces[i].name) +
+         ", \"program\": " + jsonString(traces[i].program) +
+         ", \"pid\": " + std::to_string(traces[i].pid) +
+         ", \"allocated_bytes\": " + std::to_string(traces[i].stats.totalBytes) + "}";
+  j += "],\n    \"skipped_processes\": [";
+  for (std::size_t i = 0; i < c.skippedProcesses.size(); ++i)
+    j += (i == 0 ? "" : ", ") + jsonString(c.skippedProcesses[i]);
+  j += "],\n    \"combined\": {\"fastest\": " + jsonString(c.fastest) +
+       ", \"smallest_heap\": " + jsonString(c.smallest) + ", \"allocators\": [";
+  for (std::size_t i = 0; i < c.combined.size(); ++i) {
+    const CombinedRow& r = c.combined[i];
+    j += (i == 0 ? "\n      " : ",\n      ") + std::string("{\"allocator\": ") +
+         jsonString(r.allocator) + ", \"finished\": " + (r.finished ? "true" : "false") +
+         ", \"time_ms\": " + (r.finished ? jsonNumber(r.seconds * 1000.0) : "null") +
+         ", \"peak_heap_bytes\": " + (r.finished ? std::to_string(r.peakHeapBytes) : "null") + "}";
+  }
+  j += "]},\n    \"live\": ";
+  if (!c.haveLive) {
+    j += "null";
+  } else {
+    j += "{\"reference\": " + jsonString(c.live.reference) + ", \"results\": [";
+    for (std::size_t i = 0; i < c.live.rows.size(); ++i) {
+      const LiveRow& r = c.live.rows[i];
+      const bool ran = !r.wallRuns.empty();
+      j += (i == 0 ? "\n      " : ",\n      ") + std::string("{\"allocator\": ") +
+           jsonString(r.allocator) + ", \"status\": " + jsonString(r.status) +
+           ", \"detail\": " + jsonString(r.detail) + ", \"exit\": " + jsonString(r.exit) +
+           ", \"stdout_matches\": " + (ran ? (r.stdoutMatches ? "true" : "false") : "null") +
+           ",\n       \"time_ms\": " + (ran ? jsonNumber(r.wallSeconds * 1000.0) : "null") +
+           ", \"cpu_ms\": " + (ran ? jsonNumber(r.cpuSeconds * 1000.0) : "null") +
+           ", \"max_rss_bytes\": " + (ran ? std::to_string(r.maxRssBytes) : "null") +
+           ", \"wall_seconds_runs\": " + jsonSeconds(r.wallRuns) +
+           ", \"cpu_seconds_runs\": " + jsonSeconds(r.cpuRuns) + ", \"max_rss_bytes_runs\": [";
+      for (std::size_t k = 0; k < r.rssRuns.size(); ++k)
+        j += (k == 0 ? "" : ",") + std::to_string(r.rssRuns[k]);
+      j += "], \"stdout_file\": " + jsonString(r.stdoutFile) + "}";
+    }
+    j += "]}";
+  }
+  const Agreement& a = c.agreement;
+  j += ",\n    \"agreement\": ";
+  if (!a.computed) return j + "null}";
+  j += "{\"allocators\": " + std::to_string(a.allocators) +
+       ", \"heap_rank_correlation\": " + jsonNumber(a.heapRankCorrelation) +
+       ", \"time_rank_correlation\": " + jsonNumber(a.timeRankCorrelation) +
+       ", \"differences\": [";
+  for (std::size_t i = 0; i < a.differences.size(); ++i) {
+    const Agreement::Difference& d = a.differences[i];
+    j += (i == 0 ? "\n      " : ",\n      ") + std::string("{\"allocator\": ") +
+         jsonString(d.allocator) + ", \"predicted_heap_difference_bytes\": " +
+         jsonNumber(d.predictedHeapBytes) + ", \"live_rss_difference_bytes\": " +
+         jsonNumber(d.liveRssBytes) + ", \"disagrees\": " + (d.disagrees ? "true" : "false") + "}";
+  }
+  j += "], \"notes\": [";
+  for (std::size_t i = 0; i < a.notes.size(); ++i) j += (i == 0 ? "" : ", ") + jsonString(a.notes[i]);
+  return j + "]}}";
+}
+
 }  // namespace
+
+bool replayOk(const replay::ReplayResult& r) { return r.status == "ok"; }
+bool replayFinished(const replay::ReplayResult& r) {
+  return r.status == "ok" || r.status == "heap-limit";
+}
+bool replayUnavailable(const replay::ReplayResult& r) { return r.status == "unavailable"; }
+std::string replayStatusText(const replay::ReplayResult& r) { return r.status; }
+double replayTime(const replay::ReplayResult& r) { return r.wallSeconds; }
 
 std::string mib(std::uint64_t bytes) {
   return threeDigits(static_cast<double>(bytes) / kMiB);
@@ -93,16 +171,20 @@ std::string jsonString(const std::string& s) {
 void computeRatios(TraceReport& trace) {
   double fastest = 0;
   for (const AllocatorRow& r : trace.rows)
-    if (r.median.status == "ok" && (fastest == 0 || r.median.wallSeconds < fastest))
-      fastest = r.median.wallSeconds;
+    if (replayOk(r.median) && (fastest == 0 || replayTime(r.median) < fastest))
+      fastest = replayTime(r.median);
   for (AllocatorRow& r : trace.rows)
-    r.ratio = (r.median.status == "ok" && fastest > 0) ? r.median.wallSeconds / fastest : 0;
+    r.ratio = (replayOk(r.median) && fastest > 0) ? replayTime(r.median) / fastest : 0;
 }
 
 std::string formatTable(const TraceReport& trace) {
   const tracetools::TraceStats& st = trace.stats;
   std::string out = "== " + trace.name;
   if (!trace.description.empty()) out += ": " + trace.description;
+  if (!trace.program.empty() || trace.pid != 0)
+    out += "\n   process " + std::to_string(trace.pid) +
+           (trace.program.empty() ? std::string() : " (" + trace.program + ")") +
+           (trace.parentPid != 0 ? ", started by " + std::to_string(trace.parentPid) : std::string());
   out += "\n   " + grouped(st.events) + " events, " + grouped(st.totalObjects) +
          " objects (at most " + grouped(st.maxLiveObjects) + " live), peak live " +
          mib(st.peakLiveBytes) + " MiB, " + grouped(st.threads) +
@@ -129,9 +211,9 @@ std::string formatTable(const TraceReport& trace) {
                        r.ratio > 0 ? format("%.2fx", r.ratio) : "-",
                        format(mibFormat, static_cast<double>(m.peakHeapBytes) / kMiB),
                        format(mibFormat, static_cast<double>(m.peakLiveBytes) / kMiB),
-                       format("%.1f", m.fragmentationPercent), m.status});
+                       format("%.1f", m.fragmentationPercent), replayStatusText(m)});
     } else {
-      cells.push_back({r.allocator, "-", "-", "-", "-", "-", m.status});
+      cells.push_back({r.allocator, "-", "-", "-", "-", "-", replayStatusText(m)});
     }
   }
   std::vector<std::size_t> width(head.size());
@@ -155,8 +237,8 @@ std::string formatTable(const TraceReport& trace) {
   const AllocatorRow* fastest = nullptr;
   const AllocatorRow* smallest = nullptr;
   for (const AllocatorRow& r : trace.rows) {
-    if (r.median.status != "ok") continue;
-    if (fastest == nullptr || r.median.wallSeconds < fastest->median.wallSeconds) fastest = &r;
+    if (!replayOk(r.median)) continue;
+    if (fastest == nullptr || replayTime(r.median) < replayTime(fastest->median)) fastest = &r;
     if (smallest == nullptr || r.median.peakHeapBytes < smallest->median.peakHeapBytes)
       smallest = &r;
   }
@@ -166,13 +248,14 @@ std::string formatTable(const TraceReport& trace) {
            mib(smallest->median.peakHeapBytes) + " MiB, " +
            format("%.1f", smallest->median.fragmentationPercent) + "% over peak live)\n";
   for (const AllocatorRow& r : trace.rows) {
-    if (r.median.status == "ok" || r.median.detail.empty()) continue;
-    out += "   " + r.allocator + " " + r.median.status + ": " + r.median.detail + "\n";
+    if (replayOk(r.median) || r.median.detail.empty()) continue;
+    out += "   " + r.allocator + " " + replayStatusText(r.median) + ": " + r.median.detail + "\n";
   }
   return out;
 }
 
-std::string resultsJson(const CompareSettings& settings, const std::vector<TraceReport>& traces) {
+std::string resultsJson(const CompareSettings& settings, const std::vector<TraceReport>& traces,
+                        const CommandReport* command) {
   std::string j = "{\n";
   j += "  \"format\": \"strata-compare-1\",\n";
   j += "  \"out_dir\": " + jsonString(settings.outDir) + ",\n";
@@ -180,6 +263,7 @@ std::string resultsJson(const CompareSettings& settings, const std::vector<Trace
   j += "  \"runs\": " + std::to_string(settings.runs) + ",\n";
   j += "  \"threads\": " + std::to_string(settings.threads) + ",\n";
   j += "  \"heap_limit_bytes\": " + std::to_string(settings.heapLimit) + ",\n";
+  j += "  \"live\": " + std::string(settings.live ? "true" : "false") + ",\n";
   if (settings.source == "workloads") {
     j += "  \"size\": " + jsonNumber(settings.size) + ",\n";
     j += "  \"seed\": " + std::to_string(settings.seed) + ",\n";
@@ -194,6 +278,8 @@ std::string resultsJson(const CompareSettings& settings, const std::vector<Trace
     j += "      \"path\": " + jsonString(tr.path) + ",\n";
     j += "      \"description\": " + jsonString(tr.description) + ",\n";
     j += "      \"stats_file\": " + jsonString(tr.statsFile) + ",\n";
+    j += "      \"program\": " + jsonString(tr.program) + ", \"pid\": " + std::to_string(tr.pid) +
+         ", \"parent_pid\": " + std::to_string(tr.parentPid) + ",\n";
     j += "      \"stats\": {\"events\": " + std::to_string(st.events) +
          ", \"threads\": " + std::to_string(st.threads) +
          ", \"total_objects\": " + std::to_string(st.totalObjects) +
@@ -210,7 +296,7 @@ std::string resultsJson(const CompareSettings& settings, const std::vector<Trace
       const replay::ReplayResult& m = r.median;
       j += i == 0 ? "\n" : ",\n";
       j += "        {\"allocator\": " + jsonString(r.allocator) +
-           ", \"status\": " + jsonString(m.status) + ", \"detail\": " + jsonString(m.detail) +
+           ", \"status\": " + jsonString(replayStatusText(m)) + ", \"detail\": " + jsonString(m.detail) +
            ", \"library\": " + jsonString(m.library) +
            ",\n         \"time_ms\": " + jsonNumber(m.wallSeconds * 1000.0) +
            ", \"cpu_ms\": " + jsonNumber(m.cpuSeconds * 1000.0) +
@@ -229,8 +315,108 @@ std::string resultsJson(const CompareSettings& settings, const std::vector<Trace
     j += tr.rows.empty() ? "]\n" : "\n      ]\n";
     j += "    }";
   }
-  j += traces.empty() ? "]\n" : "\n  ]\n";
-  return j + "}\n";
+  j += traces.empty() ? "]" : "\n  ]";
+  if (command != nullptr) j += ",\n  \"command\": " + commandJson(*command, traces);
+  return j + "\n}\n";
+}
+
+}  // namespace strata::cli
+
+namespace strata::cli {
+
+std::string formatCommand(const CommandReport& c, const std::vector<TraceReport>& traces) {
+  std::string out = "== the command as a whole";
+  if (!c.commandLine.empty()) out += ": " + c.commandLine;
+  out += "\n   ";
+  if (traces.empty()) out += "live runs only (no replay)";
+  else out += std::to_string(traces.size()) + (traces.size() == 1 ? " process" : " processes") +
+              " replayed (time summed, the largest peak heap)";
+  if (!c.skippedProcesses.empty())
+    out += "; " + std::to_string(c.skippedProcesses.size()) +
+           " more allocated too little to judge (--all-processes includes them)";
+  out += "\n\n";
+
+  std::vector<std::string> head = {"allocator"};
+  const bool replayed = !c.combined.empty();
+  if (replayed) head.insert(head.end(), {"replay ms", "peak heap MiB"});
+  if (c.haveLive) head.insert(head.end(), {"live ms", "cpu ms", "peak RSS MiB", "exit", "stdout"});
+  head.push_back("status");
+  std::vector<std::vector<std::string>> cells;
+  const std::size_t n = std::max(c.combined.size(), c.live.rows.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    std::vector<std::string> row;
+    const CombinedRow* cr = i < c.combined.size() ? &c.combined[i] : nullptr;
+    const LiveRow* lr = c.haveLive && i < c.live.rows.size() ? &c.live.rows[i] : nullptr;
+    row.push_back(cr != nullptr ? cr->allocator : lr->allocator);
+    std::string status;
+    if (replayed) {
+      row.push_back(cr->finished ? threeDigits(cr->seconds * 1000.0) : "-");
+      row.push_back(cr->finished ? mib(cr->peakHeapBytes) : "-");
+      if (!cr->finished) status = "replay failed";
+    }
+    if (c.haveLive) {
+      const bool ran = lr != nullptr && !lr->wallRuns.empty();
+      row.push_back(ran ? threeDigits(lr->wallSeconds * 1000.0) : "-");
+      row.push_back(ran ? threeDigits(lr->cpuSeconds * 1000.0) : "-");
+      row.push_back(ran ? mib(lr->maxRssBytes) : "-");
+      row.push_back(ran ? lr->exit : "-");
+      row.push_back(!ran ? "-" : lr->allocator == c.live.reference ? "reference"
+                    : lr->stdoutMatches ? "same" : "DIFFERS");
+      if (lr != nullptr && !lr->ok()) status = status.empty() ? "live " + lr->status : status + ", live " + lr->status;
+    }
+    row.push_back(status.empty() ? "ok" : status);
+    cells.push_back(row);
+  }
+  std::vector<std::size_t> width(head.size());
+  for (std::size_t k = 0; k < head.size(); ++k) {
+    width[k] = head[k].size();
+    for (const auto& row : cells) width[k] = std::max(width[k], row[k].size());
+  }
+  const auto line = [&](const std::vector<std::string>& row) {
+    std::string l = " ";
+    for (std::size_t k = 0; k < row.size(); ++k) {
+      const bool last = k + 1 == row.size();
+      const bool word = k == 0 || head[k] == "exit" || head[k] == "stdout";
+      l += "  " + (last ? row[k] : pad(row[k], width[k], !word));
+    }
+    return l + "\n";
+  };
+  out += line(head);
+  for (const auto& row : cells) out += line(row);
+  out += "\n";
+  if (replayed && !c.fastest.empty())
+    out += "   replay verdict for the command: fastest " + c.fastest + ", smallest peak heap " +
+           c.smallest + "\n";
+  if (c.haveLive) {
+    const LiveRow* fastest = nullptr;
+    const LiveRow* smallest = nullptr;
+    for (const LiveRow& r : c.live.rows) {
+      if (!r.ok()) continue;
+      if (fastest == nullptr || r.wallSeconds < fastest->wallSeconds) fastest = &r;
+      if (smallest == nullptr || r.maxRssBytes < smallest->maxRssBytes) smallest = &r;
+    }
+    if (fastest != nullptr)
+      out += "   live verdict: fastest " + fastest->allocator + ", smallest peak RSS " +
+             smallest->allocator + " (" + mib(smallest->maxRssBytes) + " MiB)\n";
+    for (const LiveRow& r : c.live.rows)
+      if (!r.ok() && !r.detail.empty()) out += "   " + r.allocator + " live " + r.status + ": " + r.detail + "\n";
+  }
+  const Agreement& a = c.agreement;
+  if (a.computed) {
+    out += "   agreement over " + std::to_string(a.allocators) +
+           " allocators: rank correlation of peak heap with peak RSS " +
+           correlationText(a.heapRankCorrelation) + ", of replay time with live time " +
+           correlationText(a.timeRankCorrelation) + "\n";
+    if (!a.differences.empty()) {
+      out += "   difference from " + c.live.reference + " (MiB), predicted by the replay / live:";
+      for (const Agreement::Difference& d : a.differences)
+        out += " " + d.allocator + " " + signedMiB(d.predictedHeapBytes) + "/" +
+               signedMiB(d.liveRssBytes) + (d.disagrees ? "!" : "");
+      out += "\n";
+    }
+    for (const std::string& note : a.notes) out += "   " + note + "\n";
+  }
+  return out;
 }
 
 }  // namespace strata::cli

@@ -24,9 +24,9 @@
 namespace {
 
 namespace fs = std::filesystem;
-using strata::cli::AllocatorInfo;
-using strata::cli::Location;
-using strata::cli::SearchDirs;
+using strata::registry::AllocatorInfo;
+using strata::registry::Location;
+using strata::registry::SearchDirs;
 
 using strata::test::slurp;
 using strata::test::TempDir;
@@ -317,11 +317,11 @@ TEST(CliRun, APeerLibraryIsReallyLoaded) {
 
 TEST(AllocatorRegistry, KnowsTheAllocatorsInOrder) {
   std::vector<std::string> names;
-  for (const AllocatorInfo& a : strata::cli::knownAllocators()) names.emplace_back(a.name);
+  for (const AllocatorInfo& a : strata::registry::knownAllocators()) names.emplace_back(a.name);
   EXPECT_EQ(names, kOrder);
-  EXPECT_EQ(strata::cli::findAllocator("strata-lea")->library, "libstrata-lea.so");
-  EXPECT_EQ(strata::cli::findAllocator("tcmalloc")->library, "libtcmalloc_minimal.so.4");
-  EXPECT_EQ(strata::cli::findAllocator("dlmalloc"), nullptr);
+  EXPECT_EQ(strata::registry::findAllocator("strata-lea")->library, "libstrata-lea.so");
+  EXPECT_EQ(strata::registry::findAllocator("tcmalloc")->library, "libtcmalloc_minimal.so.4");
+  EXPECT_EQ(strata::registry::findAllocator("dlmalloc"), nullptr);
 }
 
 TEST(AllocatorRegistry, MissingPeersNameTheirDebianPackage) {
@@ -330,9 +330,9 @@ TEST(AllocatorRegistry, MissingPeersNameTheirDebianPackage) {
   const std::vector<std::pair<std::string, std::string>> expected = {
       {"jemalloc", "libjemalloc2"}, {"mimalloc", "libmimalloc2.0"}, {"tcmalloc", "libtcmalloc-minimal4"}};
   for (const auto& [name, package] : expected) {
-    const Location l = strata::cli::locate(*strata::cli::findAllocator(name), dirs);
+    const Location l = strata::registry::locate(*strata::registry::findAllocator(name), dirs);
     EXPECT_FALSE(l.available) << name;
-    const std::string how = strata::cli::howToGet(l);
+    const std::string how = strata::registry::howToGet(l);
     EXPECT_TRUE(contains(how, package)) << how;
     EXPECT_TRUE(contains(how, empty.path().string())) << how;
   }
@@ -342,21 +342,21 @@ TEST(AllocatorRegistry, PeersAreSearchedInOrderOfTheDirectories) {
   TempDir a, b;
   const fs::path inB = fakeLibrary(b, "libmimalloc.so.2");
   const SearchDirs dirs{{a.path().string(), b.path().string()}, ""};
-  Location l = strata::cli::locate(*strata::cli::findAllocator("mimalloc"), dirs);
+  Location l = strata::registry::locate(*strata::registry::findAllocator("mimalloc"), dirs);
   EXPECT_TRUE(l.available);
   EXPECT_EQ(l.path, inB.string());
   const fs::path inA = fakeLibrary(a, "libmimalloc.so.2");
-  l = strata::cli::locate(*strata::cli::findAllocator("mimalloc"), dirs);
+  l = strata::registry::locate(*strata::registry::findAllocator("mimalloc"), dirs);
   EXPECT_EQ(l.path, inA.string());
   // A directory by the library's name is not a library.
   fs::create_directories(a.path() / "libjemalloc.so.2");
-  EXPECT_FALSE(strata::cli::locate(*strata::cli::findAllocator("jemalloc"), dirs).available);
+  EXPECT_FALSE(strata::registry::locate(*strata::registry::findAllocator("jemalloc"), dirs).available);
 }
 
 TEST(AllocatorRegistry, DefaultDirsIncludeTheMultiarchDirectory) {
   const std::string multiarch = STRATA_TEST_MULTIARCH;
   if (multiarch.empty()) GTEST_SKIP() << "not a multiarch system";
-  const SearchDirs dirs = strata::cli::defaultSearchDirs();
+  const SearchDirs dirs = strata::registry::defaultSearchDirs();
   ASSERT_FALSE(dirs.system.empty());
   EXPECT_EQ(dirs.system.front(), "/usr/lib/" + multiarch);
 }

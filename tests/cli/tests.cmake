@@ -6,7 +6,7 @@ if(TARGET strata_cli)
   target_compile_options(cli_test PRIVATE -Wall -Wextra -Werror)
   target_compile_definitions(cli_test PRIVATE STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>"
     STRATA_TEST_MULTIARCH="${CMAKE_LIBRARY_ARCHITECTURE}")
-  target_link_libraries(cli_test PRIVATE strata_cli_registry GTest::gtest GTest::gtest_main)
+  target_link_libraries(cli_test PRIVATE strata_registry GTest::gtest GTest::gtest_main)
   add_dependencies(cli_test strata_cli)
   gtest_discover_tests(cli_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
 endif()
