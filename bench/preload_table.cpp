@@ -67,23 +67,11 @@ Sample runOnce(const std::string& program, const Workload& w, double scale, cons
   Sample s;
   std::vector<std::string> add;
   if (!a.path.empty()) add.push_back("LD_PRELOAD=" + a.path);
-  const strata::bench::ChildRun run = strata::bench::runPreloadWorkload(
-      program, w, scale, strata::bench::childEnvironment({"LD_PRELOAD"}, add));
-  if (!run.error.empty()) {
-    s.error = run.error;
-    return s;
-  }
-  const int status = run.status;
+  const strata::support::ProcessResult run =
+      strata::bench::runPreloadWorkload(program, w, scale, {"LD_PRELOAD"}, add);
+  s.error = strata::bench::runFailure(run);
+  if (!s.error.empty()) return s;
   const std::string& out = run.out;
-  const struct rusage& usage = run.usage;
-  if (WIFSIGNALED(status)) {
-    s.error = std::string("killed by signal ") + std::to_string(WTERMSIG(status));
-    return s;
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    s.error = "exit status " + std::to_string(WEXITSTATUS(status));
-    return s;
-  }
   const std::size_t t = out.find("time_ms "), m = out.find("malloc ");
   if (t == std::string::npos || m == std::string::npos) {
     s.error = "no report";
@@ -98,7 +86,7 @@ Sample runOnce(const std::string& program, const Workload& w, double scale, cons
     s.error = "malloc came from " + from;
     return s;
   }
-  s.rss = static_cast<double>(usage.ru_maxrss) * 1024.0;
+  s.rss = static_cast<double>(run.maxRssBytes);
   s.ok = true;
   return s;
 }
