@@ -89,8 +89,8 @@ int runReplayCommand(std::span<char* const> args) {
   replay::ReplayOptions opt;
   bool json = false, haveAllocator = false;
   static constexpr support::OptionSpec kOptions[] = {
-      {"--allocator", true}, {"--threads", true}, {"--heap-limit", true},
-      {"--series", true},    {"--json"},          {"--no-write"}};
+      {"--allocator", true, {}, "a NAME"}, {"--threads", true, {}, "a number from 0 to 64"},
+      {"--heap-limit", true, {}, "a SIZE such as 512M or 2G"}, {"--series", true, {}, "a file name"},    {"--json"},          {"--no-write"}};
   support::ParsedArgs parsed;
   if (std::string err = support::parseArgs(args, kOptions, parsed); !err.empty())
     return usageError(err);

@@ -92,7 +92,8 @@ std::string parseArgs(std::span<char* const> args, std::span<const OptionSpec> s
       continue;
     }
     if (!inlineValue) {
-      if (i + 1 >= args.size()) return std::string(name) + " needs a value";
+      if (i + 1 >= args.size())
+        return std::string(name) + " needs " + std::string(spec->valueName);
       value = args[++i];
     }
     out.options.push_back({spec->name, std::string(value)});

@@ -27,12 +27,14 @@ std::optional<double> parseNumber(std::string_view s);
 // "a,b,c" split at commas; empty names are kept so the caller can reject them.
 std::vector<std::string> splitList(std::string_view s);
 
-// One option a subcommand takes: its long name ("--out"), an optional short one ("-o"), and
-// whether it takes a value.
+// One option a subcommand takes: its long name ("--out"), an optional short one ("-o"),
+// whether it takes a value, and what the value is for the message when it is missing
+// ("--out needs a DIR").
 struct OptionSpec {
   std::string_view name;
   bool takesValue = false;
   std::string_view shortName = {};
+  std::string_view valueName = "a value";
 };
 
 // One option as given: the spec's long name and its value (empty for a flag).
