@@ -63,6 +63,8 @@ std::string recordCommand(const Options& o) {
   spec.argv = {support::selfExe(), "record", "-o", trace, "--"};
   spec.argv.insert(spec.argv.end(), o.command.begin(), o.command.end());
   spec.stdinPath.clear();  // the recorded run is the user's own: it keeps the terminal
+  // With --json, stdout is the JSON document alone: the program's output goes to a file.
+  if (o.json) spec.stdoutPath = (fs::path(o.outDir) / (name + ".record.stdout")).string();
   const support::ProcessResult r = runChild(spec);
   struct stat st {};
   if (::stat(trace.c_str(), &st) != 0 || st.st_size == 0)

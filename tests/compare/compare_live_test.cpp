@@ -198,6 +198,19 @@ TEST(CompareCommand, LiveRunsFillEveryAllocator) {
   EXPECT_TRUE(contains(r.out, "rank correlation of peak heap with peak RSS")) << r.out;
 }
 
+TEST(CompareCommand, JsonModeKeepsTheCommandsOutputOffStdout) {
+  TempDir tmp;
+  const fs::path out = tmp.path() / "out";
+  const Result r = run({"--allocators", "glibc", "--runs", "1", "--no-plots", "--json", "--out",
+                        out, "--", STRATA_TEST_PROGRAM});
+  ASSERT_EQ(r.exitCode(), 0) << r.out << r.err;
+  const Json j = strata::test::JsonParser(r.out).parse();  // throws on anything else
+  EXPECT_EQ(j["command"]["live"]["results"].array[0]["status"].string, "ok");
+  EXPECT_FALSE(contains(r.out, "checksum"));
+  const std::string name = fs::path(STRATA_TEST_PROGRAM).filename().string();
+  EXPECT_TRUE(contains(slurp(out / (name + ".record.stdout")), "checksum"));
+}
+
 // A library standing in for libstrata.so that misbehaves in the program but not in replays.
 void misbehaving(const std::string& mode, const std::string& expectExit,
                  const std::string& expectStdout) {
