@@ -6,7 +6,8 @@
 //   compare_live.cpp     the command itself run on every allocator (live runs)
 //   compare_verdict.cpp  the combined verdict over processes, and how far replay and live agree
 //   compare_plots.cpp    plots.py run over the output directory
-// The tables and the JSON are compare_report.cpp's.
+// The tables and the JSON are compare_report.cpp's (per trace) and compare_command_report.cpp's
+// (the command as a whole).
 #pragma once
 #include <cstdint>
 #include <cstdio>
