@@ -55,4 +55,16 @@ if(TARGET strata_cli)
     endif()
   endforeach()
   gtest_discover_tests(compare_live_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
+
+  # The verdict and agreement arithmetic on hand-made figures: compare's own sources compiled
+  # into the test.
+  add_executable(compare_verdict_test ${CMAKE_CURRENT_LIST_DIR}/verdict_test.cpp
+    ${PROJECT_SOURCE_DIR}/src/cli/compare_verdict.cpp
+    ${PROJECT_SOURCE_DIR}/src/cli/compare_report.cpp
+    ${PROJECT_SOURCE_DIR}/src/cli/compare_command_report.cpp)
+  target_include_directories(compare_verdict_test PRIVATE ${PROJECT_SOURCE_DIR}/src/cli)
+  target_compile_options(compare_verdict_test PRIVATE -Wall -Wextra -Werror)
+  target_link_libraries(compare_verdict_test PRIVATE strata_replay strata_registry
+    strata_tracetools GTest::gtest GTest::gtest_main)
+  gtest_discover_tests(compare_verdict_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
 endif()
