@@ -84,8 +84,11 @@ std::string processLine(const TraceReport& t, const std::string& why) {
 
 // The processes of a recorded command or trace group: each trace's program read, the ones to
 // judge picked and ordered largest first; the others named in `command.skippedProcesses`.
+// `firstProgram`: the program of the first process when its trace does not name it (an older
+// trace of a recorded command: the command's own program).
 std::vector<TraceReport> pickProcesses(const Options& o, const std::string& mainTrace,
-                                       const std::string& description, CommandReport& command) {
+                                       const std::string& description,
+                                       const std::string& firstProgram, CommandReport& command) {
   std::vector<TraceReport> all;
   std::vector<std::string> files = {mainTrace};
   for (const std::string& c : childTraces(mainTrace)) files.push_back(c);
@@ -93,6 +96,7 @@ std::vector<TraceReport> pickProcesses(const Options& o, const std::string& main
     TraceReport t;
     t.path = f;
     readProgram(t);
+    if (t.program.empty() && f == mainTrace) t.program = firstProgram;
     t.stats = tracetools::computeStats(f);
     all.push_back(std::move(t));
   }
@@ -126,10 +130,11 @@ std::vector<TraceReport> pickProcesses(const Options& o, const std::string& main
     if (single) {
       t.name = fileSafe(fs::path(t.path).stem().string());
     } else {
-      // Named by program and pid; the first process of an older trace (no program chunk,
-      // no pid suffix) by the trace's name.
+      // Named by program and pid ("process-<pid>" when the trace does not name its program);
+      // the first process of an older trace (no program chunk, no pid suffix) by the trace's
+      // name.
       const std::string stem = fs::path(mainTrace).stem().string();
-      t.name = fileSafe(t.pid == 0 ? stem : (program.empty() ? stem : program) + "-" +
+      t.name = fileSafe(t.pid == 0 ? stem : (program.empty() ? "process" : program) + "-" +
                                                 std::to_string(t.pid));
     }
     t.description = description;
@@ -201,12 +206,14 @@ void gatherTraces(const Options& o, CompareSettings& settings, std::vector<Trace
       return;
     }
     const std::string trace = recordCommand(o);
-    traces = pickProcesses(o, trace, "recorded from: " + command.commandLine, command);
+    std::string why;
+    traces = pickProcesses(o, trace, "recorded from: " + command.commandLine,
+                           support::resolveCommand(o.command[0], why), command);
     intro = "the trace of " + command.commandLine;
     if (traces.size() > 1) intro += " (" + std::to_string(traces.size()) + " processes)";
   } else if (o.traces.size() == 1 && !childTraces(o.traces[0]).empty()) {
     settings.source = "traces";
-    traces = pickProcesses(o, o.traces[0], "", command);
+    traces = pickProcesses(o, o.traces[0], "", "", command);
     intro = o.traces[0] + " and the traces of its child processes (" +
             std::to_string(traces.size()) + " compared)";
   } else if (!o.traces.empty()) {

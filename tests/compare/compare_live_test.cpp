@@ -169,6 +169,38 @@ TEST(CompareCommand, ChildProcessGivesATablePerProcessAndACombinedVerdict) {
   EXPECT_TRUE(contains(none.err, "no process matches --process")) << none.err;
 }
 
+// `sh -c 'PROGRAM; true'`: the shell allocates next to nothing, its child (PROGRAM) a lot.
+TEST(CompareCommand, TrivialProcessesAreLeftOutUnlessAskedFor) {
+  TempDir tmp;
+  const std::vector<std::string> command = {"--", "sh", "-c",
+                                            std::string(STRATA_TEST_PROGRAM) + "; true"};
+  const auto compare = [&](const std::string& dir, std::vector<std::string> extra) {
+    std::vector<std::string> args = {"--allocators", "glibc", "--runs", "1", "--no-plots",
+                                     "--no-live", "--out", tmp / dir};
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.insert(args.end(), command.begin(), command.end());
+    const Result r = run(args);
+    EXPECT_EQ(r.exitCode(), 0) << r.out << r.err;
+    return std::make_pair(r, parseJsonFile(tmp.path() / dir / "results.json"));
+  };
+  const auto [byDefault, j] = compare("default", {});
+  ASSERT_EQ(j["traces"].array.size(), 1u) << byDefault.out;
+  EXPECT_GE(j["traces"].array[0]["stats"]["total_objects"].number, 20000) << "the program's";
+  ASSERT_EQ(j["command"]["skipped_processes"].array.size(), 1u);
+  EXPECT_EQ(j["command"]["skipped_processes"].array[0].string.rfind("sh (pid ", 0), 0u)
+      << j["command"]["skipped_processes"].array[0].string;
+  EXPECT_TRUE(contains(byDefault.out, "not compared: sh (pid ")) << byDefault.out;
+
+  const auto [all, jAll] = compare("all", {"--all-processes"});
+  EXPECT_EQ(jAll["traces"].array.size(), 2u) << all.out;
+  EXPECT_EQ(jAll["command"]["skipped_processes"].array.size(), 0u);
+
+  // --process picks by program name whatever the size: the shell alone.
+  const auto [picked, jPicked] = compare("picked", {"--process", "sh"});
+  ASSERT_EQ(jPicked["traces"].array.size(), 1u) << picked.out;
+  EXPECT_LT(jPicked["traces"].array[0]["stats"]["total_bytes"].number, 1024.0 * 1024.0);
+}
+
 TEST(CompareCommand, LiveRunsFillEveryAllocator) {
   TempDir tmp;
   const fs::path out = tmp.path() / "out";
