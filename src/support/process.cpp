@@ -197,9 +197,12 @@ ProcessResult runChild(const ChildSpec& spec) {
         !redirect(STDOUT_FILENO, spec.stdoutPath, O_WRONLY | O_CREAT | O_TRUNC))
       err = errno;
     if (err == 0 && pipeOut) ::dup2(outPipe[1], STDOUT_FILENO);
+    if (err == 0 && !spec.stderrPath.empty() &&
+        !redirect(STDERR_FILENO, spec.stderrPath, O_WRONLY | O_CREAT | O_TRUNC))
+      err = errno;
     if (err == 0 && spec.quiet) {
       if (spec.stdoutPath.empty() && !pipeOut) redirect(STDOUT_FILENO, "/dev/null", O_WRONLY);
-      redirect(STDERR_FILENO, "/dev/null", O_WRONLY);
+      if (spec.stderrPath.empty()) redirect(STDERR_FILENO, "/dev/null", O_WRONLY);
     }
     if (err == 0) {
       ::execve(program.c_str(), argv.data(), envp.data());

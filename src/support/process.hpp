@@ -22,6 +22,7 @@ struct ChildSpec {
   std::string stdinPath = "/dev/null";  // empty: inherit
   std::string stdoutPath;               // a file that receives stdout; empty: see below
   bool captureStdout = false;           // stdout into ProcessResult::out (when no stdoutPath)
+  std::string stderrPath;               // a file that receives stderr; empty: inherit (or quiet)
   bool quiet = false;                   // stdout (unless captured) and stderr to /dev/null
 };
 

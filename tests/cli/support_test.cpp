@@ -71,9 +71,10 @@ TEST(SupportOptions, ParseArgsTakesBothValueFormsOperandsAndACommand) {
 TEST(SupportProcess, ExitCodeOutputAndUsage) {
   strata::test::TempDir tmp;
   ChildSpec spec;
-  spec.argv = {"sh", "-c", "echo out-$X; read line || echo eof; exit 7"};
+  spec.argv = {"sh", "-c", "echo out-$X; echo err >&2; read line || echo eof; exit 7"};
   spec.set = {"X=1"};
   spec.stdoutPath = tmp / "out";
+  spec.stderrPath = tmp / "err";
   const ProcessResult r = runChild(spec);
   ASSERT_TRUE(r.started);
   EXPECT_EQ(r.exitCode, 7);
@@ -82,6 +83,7 @@ TEST(SupportProcess, ExitCodeOutputAndUsage) {
   EXPECT_EQ(describeStatus(r), "exit 7");
   EXPECT_EQ(r.shellStatus(), 7);
   EXPECT_EQ(strata::test::slurp(tmp.path() / "out"), "out-1\neof\n") << "stdin is /dev/null";
+  EXPECT_EQ(strata::test::slurp(tmp.path() / "err"), "err\n");
   EXPECT_GT(r.maxRssBytes, 0u);
   EXPECT_GT(r.wallSeconds, 0);
 }
