@@ -43,7 +43,7 @@
 namespace pt {
 
 using strata::bench::median;
-using strata::cli::Location;
+using strata::registry::Location;
 
 using Workload = strata::bench::PreloadWorkload;
 constexpr auto& kWorkloads = strata::bench::kPreloadWorkloads;
@@ -67,23 +67,11 @@ Sample runOnce(const std::string& program, const Workload& w, double scale, cons
   Sample s;
   std::vector<std::string> add;
   if (!a.path.empty()) add.push_back("LD_PRELOAD=" + a.path);
-  const strata::bench::ChildRun run = strata::bench::runPreloadWorkload(
-      program, w, scale, strata::bench::childEnvironment({"LD_PRELOAD"}, add));
-  if (!run.error.empty()) {
-    s.error = run.error;
-    return s;
-  }
-  const int status = run.status;
+  const strata::support::ProcessResult run =
+      strata::bench::runPreloadWorkload(program, w, scale, {"LD_PRELOAD"}, add);
+  s.error = strata::bench::runFailure(run);
+  if (!s.error.empty()) return s;
   const std::string& out = run.out;
-  const struct rusage& usage = run.usage;
-  if (WIFSIGNALED(status)) {
-    s.error = std::string("killed by signal ") + std::to_string(WTERMSIG(status));
-    return s;
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    s.error = "exit status " + std::to_string(WEXITSTATUS(status));
-    return s;
-  }
   const std::size_t t = out.find("time_ms "), m = out.find("malloc ");
   if (t == std::string::npos || m == std::string::npos) {
     s.error = "no report";
@@ -98,7 +86,7 @@ Sample runOnce(const std::string& program, const Workload& w, double scale, cons
     s.error = "malloc came from " + from;
     return s;
   }
-  s.rss = static_cast<double>(usage.ru_maxrss) * 1024.0;
+  s.rss = static_cast<double>(run.maxRssBytes);
   s.ok = true;
   return s;
 }
@@ -170,12 +158,12 @@ int main(int argc, char** argv) {
   if (::access(program.c_str(), X_OK) != 0)
     strata::bench::tableUsage(kProgram, (program + " not found: build preload_workload").c_str());
 
-  std::vector<Location> all = strata::cli::locateAll(strata::cli::defaultSearchDirs());
+  std::vector<Location> all = strata::registry::locateAll(strata::registry::defaultSearchDirs());
   if (!opt.allocator.empty()) {
     // The named allocator and the two baselines the ratios need.
-    if (strata::cli::findAllocator(opt.allocator) == nullptr)
+    if (strata::registry::findAllocator(opt.allocator) == nullptr)
       strata::bench::tableUsage(kProgram, ("no allocator named " + opt.allocator + " (known: " +
-                                           strata::cli::knownAllocatorNames() + ")")
+                                           strata::registry::knownAllocatorNames() + ")")
                                               .c_str());
     std::erase_if(all, [&](const Location& l) {
       return l.info->name != opt.allocator && l.info->name != "glibc" && l.info->name != "mimalloc";
@@ -200,7 +188,7 @@ int main(int argc, char** argv) {
                   l.path.empty() ? "(no preload)" : l.path.c_str());
     } else {
       std::printf("  %-16s not available: %s\n", std::string(l.info->name).c_str(),
-                  strata::cli::howToGet(l).c_str());
+                  strata::registry::howToGet(l).c_str());
     }
   }
   std::size_t glibc = avail.size(), mimalloc = avail.size();

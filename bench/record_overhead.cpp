@@ -92,23 +92,12 @@ Sample runOnce(const std::string& program, const Workload& w, double scale,
     add.push_back("LD_PRELOAD=" + recorder);
     add.push_back("STRATA_TRACE_FILE=" + tracePath);
   }
-  const strata::bench::ChildRun run = strata::bench::runPreloadWorkload(
-      program, w, scale,
-      strata::bench::childEnvironment({"LD_PRELOAD", "STRATA_TRACE_FILE", "STRATA_TRACE_PID"}, add));
-  if (!run.error.empty()) {
-    s.error = run.error;
-    return s;
-  }
-  const int status = run.status;
+  const strata::support::ProcessResult run = strata::bench::runPreloadWorkload(
+      program, w, scale, {"LD_PRELOAD", "STRATA_TRACE_FILE", "STRATA_TRACE_PID"}, add);
+  s.cpuMs = run.cpuSeconds() * 1e3;
+  s.error = strata::bench::runFailure(run);
+  if (!s.error.empty()) return s;
   const std::string& out = run.out;
-  const struct rusage& usage = run.usage;
-  s.cpuMs = (static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1e3 +
-             static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e3);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    s.error = WIFSIGNALED(status) ? "killed by signal " + std::to_string(WTERMSIG(status))
-                                  : "exit status " + std::to_string(WEXITSTATUS(status));
-    return s;
-  }
   const std::size_t t = out.find("time_ms ");
   if (t == std::string::npos) {
     s.error = "no report";

@@ -4,7 +4,7 @@
 # trace on every allocator strata knows (glibc, jemalloc, mimalloc, tcmalloc and Strata's own
 # libraries) and printing one table per workload, with plots in ./strata-compare/.
 # Arguments are passed to `strata compare` (try --help; e.g. `-- ./your-program args` records
-# and judges your own program instead).
+# your own program, judges the allocators on every process of it, and runs it live on each).
 # Results go to ./strata-compare in the directory it is run from, where a recorded program's
 # relative path is also resolved.
 set -euo pipefail

@@ -7,7 +7,12 @@
 #include <string>
 #include <string_view>
 
+namespace strata::registry {}
+
 namespace strata::cli {
+
+// The subcommands speak of allocators by the registry's names (src/registry).
+using namespace strata::registry;
 
 struct Command {
   std::string_view name;

@@ -1,5 +1,6 @@
 // The tables and the JSON of `strata compare` (see compare_report.hpp).
 #include "compare_report.hpp"
+#include "compare_format.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,70 +8,16 @@
 #include <string_view>
 
 namespace strata::cli {
-namespace {
 
-// printf into a std::string.
-template <class... Args>
-std::string format(const char* fmt, Args... args) {
-  char buf[256];
-  const int n = std::snprintf(buf, sizeof buf, fmt, args...);
-  const std::size_t len = n < 0 ? 0 : static_cast<std::size_t>(n);
-  return std::string(buf, std::min(len, sizeof buf - 1));
+using namespace reportfmt;
+
+bool replayOk(const replay::ReplayResult& r) { return r.status == "ok"; }
+bool replayFinished(const replay::ReplayResult& r) {
+  return r.status == "ok" || r.status == "heap-limit";
 }
-
-// The printf format for figures whose smallest is `v`: one decimal from 10 up, two from 1,
-// three below ("123.4", "2.41", "0.052"), so small traces do not show as 0.0.
-const char* decimalsFor(double v) { return v >= 10 || v <= 0 ? "%.1f" : v >= 1 ? "%.2f" : "%.3f"; }
-
-// One figure with the decimals decimalsFor() gives it.
-std::string threeDigits(double v) { return format(decimalsFor(v), v); }
-
-constexpr double kMiB = 1024.0 * 1024.0;
-
-// An integer with thousands separators ("1,234,567"), for counts a reader compares by eye.
-std::string grouped(std::uint64_t v) {
-  std::string digits = std::to_string(v), out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i != 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
-// A JSON number; null for NaN and infinities, which JSON cannot carry.
-std::string jsonNumber(double v) {
-  if (!std::isfinite(v)) return "null";
-  return format("%.9g", v);
-}
-
-// A log2 histogram as a JSON array of counts.
-std::string jsonCounts(const tracetools::Log2Histogram& h) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < h.counts.size(); ++i) {
-    if (i != 0) s += ",";
-    s += std::to_string(h.counts[i]);
-  }
-  return s + "]";
-}
-
-// A list of seconds as a JSON array.
-std::string jsonSeconds(const std::vector<double>& v) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    if (i != 0) s += ",";
-    s += jsonNumber(v[i]);
-  }
-  return s + "]";
-}
-
-// Pads `s` to `width` on the left (right-aligned) or the right (left-aligned).
-std::string pad(const std::string& s, std::size_t width, bool right) {
-  if (s.size() >= width) return s;
-  const std::string fill(width - s.size(), ' ');
-  return right ? fill + s : s + fill;
-}
-
-}  // namespace
+bool replayUnavailable(const replay::ReplayResult& r) { return r.status == "unavailable"; }
+std::string replayStatusText(const replay::ReplayResult& r) { return r.status; }
+double replayTime(const replay::ReplayResult& r) { return r.wallSeconds; }
 
 std::string mib(std::uint64_t bytes) {
   return threeDigits(static_cast<double>(bytes) / kMiB);
@@ -93,16 +40,20 @@ std::string jsonString(const std::string& s) {
 void computeRatios(TraceReport& trace) {
   double fastest = 0;
   for (const AllocatorRow& r : trace.rows)
-    if (r.median.status == "ok" && (fastest == 0 || r.median.wallSeconds < fastest))
-      fastest = r.median.wallSeconds;
+    if (replayOk(r.median) && (fastest == 0 || replayTime(r.median) < fastest))
+      fastest = replayTime(r.median);
   for (AllocatorRow& r : trace.rows)
-    r.ratio = (r.median.status == "ok" && fastest > 0) ? r.median.wallSeconds / fastest : 0;
+    r.ratio = (replayOk(r.median) && fastest > 0) ? replayTime(r.median) / fastest : 0;
 }
 
 std::string formatTable(const TraceReport& trace) {
   const tracetools::TraceStats& st = trace.stats;
   std::string out = "== " + trace.name;
   if (!trace.description.empty()) out += ": " + trace.description;
+  if (!trace.program.empty() || trace.pid != 0)
+    out += "\n   process " + std::to_string(trace.pid) +
+           (trace.program.empty() ? std::string() : " (" + trace.program + ")") +
+           (trace.parentPid != 0 ? ", started by " + std::to_string(trace.parentPid) : std::string());
   out += "\n   " + grouped(st.events) + " events, " + grouped(st.totalObjects) +
          " objects (at most " + grouped(st.maxLiveObjects) + " live), peak live " +
          mib(st.peakLiveBytes) + " MiB, " + grouped(st.threads) +
@@ -129,9 +80,9 @@ std::string formatTable(const TraceReport& trace) {
                        r.ratio > 0 ? format("%.2fx", r.ratio) : "-",
                        format(mibFormat, static_cast<double>(m.peakHeapBytes) / kMiB),
                        format(mibFormat, static_cast<double>(m.peakLiveBytes) / kMiB),
-                       format("%.1f", m.fragmentationPercent), m.status});
+                       format("%.1f", m.fragmentationPercent), replayStatusText(m)});
     } else {
-      cells.push_back({r.allocator, "-", "-", "-", "-", "-", m.status});
+      cells.push_back({r.allocator, "-", "-", "-", "-", "-", replayStatusText(m)});
     }
   }
   std::vector<std::size_t> width(head.size());
@@ -155,8 +106,8 @@ std::string formatTable(const TraceReport& trace) {
   const AllocatorRow* fastest = nullptr;
   const AllocatorRow* smallest = nullptr;
   for (const AllocatorRow& r : trace.rows) {
-    if (r.median.status != "ok") continue;
-    if (fastest == nullptr || r.median.wallSeconds < fastest->median.wallSeconds) fastest = &r;
+    if (!replayOk(r.median)) continue;
+    if (fastest == nullptr || replayTime(r.median) < replayTime(fastest->median)) fastest = &r;
     if (smallest == nullptr || r.median.peakHeapBytes < smallest->median.peakHeapBytes)
       smallest = &r;
   }
@@ -166,13 +117,14 @@ std::string formatTable(const TraceReport& trace) {
            mib(smallest->median.peakHeapBytes) + " MiB, " +
            format("%.1f", smallest->median.fragmentationPercent) + "% over peak live)\n";
   for (const AllocatorRow& r : trace.rows) {
-    if (r.median.status == "ok" || r.median.detail.empty()) continue;
-    out += "   " + r.allocator + " " + r.median.status + ": " + r.median.detail + "\n";
+    if (replayOk(r.median) || r.median.detail.empty()) continue;
+    out += "   " + r.allocator + " " + replayStatusText(r.median) + ": " + r.median.detail + "\n";
   }
   return out;
 }
 
-std::string resultsJson(const CompareSettings& settings, const std::vector<TraceReport>& traces) {
+std::string resultsJson(const CompareSettings& settings, const std::vector<TraceReport>& traces,
+                        const CommandReport* command) {
   std::string j = "{\n";
   j += "  \"format\": \"strata-compare-1\",\n";
   j += "  \"out_dir\": " + jsonString(settings.outDir) + ",\n";
@@ -180,6 +132,7 @@ std::string resultsJson(const CompareSettings& settings, const std::vector<Trace
   j += "  \"runs\": " + std::to_string(settings.runs) + ",\n";
   j += "  \"threads\": " + std::to_string(settings.threads) + ",\n";
   j += "  \"heap_limit_bytes\": " + std::to_string(settings.heapLimit) + ",\n";
+  j += "  \"live\": " + std::string(settings.live ? "true" : "false") + ",\n";
   if (settings.source == "workloads") {
     j += "  \"size\": " + jsonNumber(settings.size) + ",\n";
     j += "  \"seed\": " + std::to_string(settings.seed) + ",\n";
@@ -194,6 +147,8 @@ std::string resultsJson(const CompareSettings& settings, const std::vector<Trace
     j += "      \"path\": " + jsonString(tr.path) + ",\n";
     j += "      \"description\": " + jsonString(tr.description) + ",\n";
     j += "      \"stats_file\": " + jsonString(tr.statsFile) + ",\n";
+    j += "      \"program\": " + jsonString(tr.program) + ", \"pid\": " + std::to_string(tr.pid) +
+         ", \"parent_pid\": " + std::to_string(tr.parentPid) + ",\n";
     j += "      \"stats\": {\"events\": " + std::to_string(st.events) +
          ", \"threads\": " + std::to_string(st.threads) +
          ", \"total_objects\": " + std::to_string(st.totalObjects) +
@@ -210,7 +165,7 @@ std::string resultsJson(const CompareSettings& settings, const std::vector<Trace
       const replay::ReplayResult& m = r.median;
       j += i == 0 ? "\n" : ",\n";
       j += "        {\"allocator\": " + jsonString(r.allocator) +
-           ", \"status\": " + jsonString(m.status) + ", \"detail\": " + jsonString(m.detail) +
+           ", \"status\": " + jsonString(replayStatusText(m)) + ", \"detail\": " + jsonString(m.detail) +
            ", \"library\": " + jsonString(m.library) +
            ",\n         \"time_ms\": " + jsonNumber(m.wallSeconds * 1000.0) +
            ", \"cpu_ms\": " + jsonNumber(m.cpuSeconds * 1000.0) +
@@ -229,8 +184,10 @@ std::string resultsJson(const CompareSettings& settings, const std::vector<Trace
     j += tr.rows.empty() ? "]\n" : "\n      ]\n";
     j += "    }";
   }
-  j += traces.empty() ? "]\n" : "\n  ]\n";
-  return j + "}\n";
+  j += traces.empty() ? "]" : "\n  ]";
+  if (command != nullptr) j += ",\n  \"command\": " + commandJson(*command, traces);
+  return j + "\n}\n";
 }
 
 }  // namespace strata::cli
+

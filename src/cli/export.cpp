@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "command.hpp"
+#include "options.hpp"
 #include "mtrace.hpp"
 
 namespace strata::cli {
@@ -33,23 +34,16 @@ int usageError(const std::string& why) { return cli::usageError("export", kHelp,
 // Parses the arguments and converts.
 int runExport(std::span<char* const> args) {
   std::string to, input, output;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string_view a = args[i];
-    if (a == "--to" || a == "-o" || a == "--output") {
-      if (i + 1 >= args.size()) return usageError(std::string(a) + " needs a value");
-      (a == "--to" ? to : output) = args[++i];
-    } else if (a.starts_with("--to=")) {
-      to = a.substr(5);
-    } else if (a.starts_with("--output=")) {
-      output = a.substr(9);
-    } else if (a.starts_with("-")) {
-      return usageError("unknown option '" + std::string(a) + "'");
-    } else if (!input.empty()) {
-      return usageError("give one TRACE (got '" + input + "' and '" + std::string(a) + "')");
-    } else {
-      input = a;
-    }
-  }
+  static constexpr support::OptionSpec kOptions[] = {{"--to", true}, {"--output", true, "-o"}};
+  support::ParsedArgs parsed;
+  if (std::string err = support::parseArgs(args, kOptions, parsed); !err.empty())
+    return usageError(err);
+  if (parsed.dashDash) return usageError("unexpected '--' (export takes a TRACE)");
+  for (const support::GivenOption& o : parsed.options) (o.name == "--to" ? to : output) = o.value;
+  if (parsed.operands.size() > 1)
+    return usageError("give one TRACE (got '" + parsed.operands[0] + "' and '" +
+                      parsed.operands[1] + "')");
+  if (!parsed.operands.empty()) input = parsed.operands[0];
   if (to.empty()) return usageError("missing --to mtrace");
   if (to != "mtrace") return usageError("unknown output format '" + to + "' (supported: mtrace)");
   if (input.empty()) return usageError("missing the TRACE");

@@ -6,10 +6,12 @@
 #include <cstdlib>
 #include <exception>
 #include <stdexcept>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "command.hpp"
+#include "options.hpp"
 #include "workloads.hpp"
 
 namespace strata::cli {
@@ -56,65 +58,29 @@ int list() {
   return 0;
 }
 
-// Parses a whole-string unsigned integer; false when malformed or out of range.
-bool parseSeed(const std::string& s, std::uint64_t& v) {
-  if (s.empty() || s[0] == '-' || s[0] == '+') return false;
-  errno = 0;
-  char* end = nullptr;
-  const unsigned long long x = std::strtoull(s.c_str(), &end, 0);
-  if (errno != 0 || end == s.c_str() || *end != '\0') return false;
-  v = x;
-  return true;
-}
-
-// Parses a whole-string positive number up to 1000.
-bool parseSize(const std::string& s, double& v) {
-  if (s.empty()) return false;
-  errno = 0;
-  char* end = nullptr;
-  const double x = std::strtod(s.c_str(), &end);
-  if (errno != 0 || end == s.c_str() || *end != '\0' || !std::isfinite(x) || !(x > 0) || x > 1000)
-    return false;
-  v = x;
-  return true;
-}
-
 // Parses the arguments and writes the trace.
 int runGenerate(std::span<char* const> args) {
   std::string name, output, seedText = "1", sizeText = "1";
   bool haveName = false;
-  // The value of an option given as "--opt VALUE" or "--opt=VALUE".
-  auto value = [&](std::size_t& i, std::string_view a, std::string_view opt, std::string& out) {
-    if (a == opt) {
-      if (i + 1 >= args.size()) return false;
-      out = args[++i];
-      return true;
-    }
-    out = a.substr(opt.size() + 1);
-    return true;
-  };
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string_view a = args[i];
-    if (a == "--list") return list();
-    if (a == "--seed" || a.starts_with("--seed=")) {
-      if (!value(i, a, "--seed", seedText)) return usageError("--seed needs a number");
-    } else if (a == "--size" || a.starts_with("--size=")) {
-      if (!value(i, a, "--size", sizeText)) return usageError("--size needs a number");
-    } else if (a == "-o" || a == "--output" || a.starts_with("--output=")) {
-      if (a == "-o") {
-        if (i + 1 >= args.size()) return usageError("-o needs a FILE");
-        output = args[++i];
-      } else if (!value(i, a, "--output", output)) {
-        return usageError("--output needs a FILE");
-      }
-    } else if (a.starts_with("-")) {
-      return usageError("unknown option '" + std::string(a) + "'");
-    } else if (haveName) {
-      return usageError("give one workload NAME (got '" + name + "' and '" + std::string(a) + "')");
-    } else {
-      name = a;
-      haveName = true;
-    }
+  static constexpr support::OptionSpec kOptions[] = {
+      {"--list"}, {"--seed", true, {}, "a number"}, {"--size", true, {}, "a number"},
+      {"--output", true, "-o", "a FILE"}};
+  support::ParsedArgs parsed;
+  if (std::string err = support::parseArgs(args, kOptions, parsed); !err.empty())
+    return usageError(err);
+  if (parsed.dashDash) return usageError("unexpected '--' (generate takes a workload NAME)");
+  for (const support::GivenOption& o : parsed.options) {
+    if (o.name == "--list") return list();
+    if (o.name == "--seed") seedText = o.value;
+    else if (o.name == "--size") sizeText = o.value;
+    else output = o.value;
+  }
+  if (parsed.operands.size() > 1)
+    return usageError("give one workload NAME (got '" + parsed.operands[0] + "' and '" +
+                      parsed.operands[1] + "')");
+  if (!parsed.operands.empty()) {
+    name = parsed.operands[0];
+    haveName = true;
   }
   if (!haveName) return usageError("missing the workload NAME (known: " + knownWorkloads() + ")");
   if (tt::findWorkload(name) == nullptr) {
@@ -122,10 +88,13 @@ int runGenerate(std::span<char* const> args) {
                  name.c_str(), knownWorkloads().c_str());
     return 2;
   }
-  std::uint64_t seed = 0;
-  double size = 0;
-  if (!parseSeed(seedText, seed)) return usageError("--seed wants an unsigned integer, not '" + seedText + "'");
-  if (!parseSize(sizeText, size)) return usageError("--size wants a number in (0, 1000], not '" + sizeText + "'");
+  const std::optional<std::uint64_t> seedValue = support::parseUnsigned(seedText);
+  if (!seedValue) return usageError("--seed wants an unsigned integer, not '" + seedText + "'");
+  const std::optional<double> sizeValue = support::parseNumber(sizeText);
+  if (!sizeValue || !(*sizeValue > 0) || *sizeValue > 1000)
+    return usageError("--size wants a number in (0, 1000], not '" + sizeText + "'");
+  const std::uint64_t seed = *seedValue;
+  const double size = *sizeValue;
   if (output.empty()) return usageError("missing -o FILE");
   try {
     const std::uint64_t events = tt::generateWorkloadEvents(name, seed, size, output);

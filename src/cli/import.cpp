@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "command.hpp"
+#include "options.hpp"
 #include "mtrace.hpp"
 
 namespace strata::cli {
@@ -37,23 +38,16 @@ int usageError(const std::string& why) { return cli::usageError("import", kHelp,
 // Parses the arguments and converts.
 int runImport(std::span<char* const> args) {
   std::string from, input, output;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string_view a = args[i];
-    if (a == "--from" || a == "-o" || a == "--output") {
-      if (i + 1 >= args.size()) return usageError(std::string(a) + " needs a value");
-      (a == "--from" ? from : output) = args[++i];
-    } else if (a.starts_with("--from=")) {
-      from = a.substr(7);
-    } else if (a.starts_with("--output=")) {
-      output = a.substr(9);
-    } else if (a.starts_with("-") && a != "-") {
-      return usageError("unknown option '" + std::string(a) + "'");
-    } else if (!input.empty()) {
-      return usageError("give one input FILE (got '" + input + "' and '" + std::string(a) + "')");
-    } else {
-      input = a;
-    }
-  }
+  static constexpr support::OptionSpec kOptions[] = {{"--from", true}, {"--output", true, "-o"}};
+  support::ParsedArgs parsed;
+  if (std::string err = support::parseArgs(args, kOptions, parsed); !err.empty())
+    return usageError(err);
+  if (parsed.dashDash) return usageError("unexpected '--' (import takes an input FILE)");
+  for (const support::GivenOption& o : parsed.options) (o.name == "--from" ? from : output) = o.value;
+  if (parsed.operands.size() > 1)
+    return usageError("give one input FILE (got '" + parsed.operands[0] + "' and '" +
+                      parsed.operands[1] + "')");
+  if (!parsed.operands.empty()) input = parsed.operands[0];
   if (from.empty()) return usageError("missing --from mtrace");
   if (from != "mtrace")
     return usageError("unknown input format '" + from + "' (supported: mtrace)");

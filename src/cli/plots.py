@@ -9,7 +9,10 @@ Writes, for each trace, as PNG and SVG:
   <trace>-heap       heap size of each allocator over the run, live bytes as a shaded area
   <trace>-sizes      histogram of requested object sizes (log2 buckets)
   <trace>-lifetimes  histogram of object lifetimes (bytes allocated meanwhile, and time)
-  <trace>-summary    per allocator: time relative to the fastest, and fragmentation
+  <trace>-summary    per allocator: time relative to the fastest, and fragmentation (and, when
+                     the command ran live and this is its only process, live time and peak RSS)
+  command-summary    when the command ran live: summed replay time and largest peak heap over
+                     its processes beside the live wall time and peak RSS
 Uses matplotlib's Agg backend, so it needs no display. Exit status 0 on success, 1 when the
 input cannot be read (the message names the file).
 """
@@ -219,12 +222,58 @@ def bars(ax, names, values, color, fmt, reference=None):
     ax.grid(axis="y", alpha=0.3)
 
 
-def plot_summary(trace, out_dir):
+def live_bars(live_left, live_right, live):
+    """The live runs as two bar charts: wall time and peak RSS of each allocator that ran the
+    command as the reference did."""
+    ok = [r for r in live.get("results", []) if r.get("status") == "ok"]
+    if not ok:
+        empty_note(live_left, "no allocator ran the command cleanly")
+        empty_note(live_right, "no allocator ran the command cleanly")
+        return
+    names = [r["allocator"] for r in ok]
+    bars(live_left, names, [r.get("time_ms") or 0 for r in ok], "#55a868", "%.1f")
+    live_left.set_ylabel("live wall time (ms)")
+    live_left.set_title("the command run live: time (lower is better)")
+    bars(live_right, names, [(r.get("max_rss_bytes") or 0) / MIB for r in ok], "#c44e52", "%.1f")
+    live_right.set_ylabel("peak RSS (MiB)")
+    live_right.set_title("the command run live: peak RSS (lower is better)")
+
+
+def plot_command_summary(command, out_dir):
+    """command-summary: over the processes replayed, the summed replay time and the largest
+    peak heap; beside them the live runs' wall time and peak RSS."""
+    combined = [r for r in command.get("combined", {}).get("allocators", []) if r.get("finished")]
+    fig, axes = plt.subplots(2, 2, figsize=(11, 9))
+    if combined:
+        names = [r["allocator"] for r in combined]
+        bars(axes[0][0], names, [r.get("time_ms") or 0 for r in combined], "#4c72b0", "%.2f")
+        axes[0][0].set_ylabel("replay time, summed over processes (ms)")
+        axes[0][0].set_title("replay: time (lower is better)")
+        bars(axes[0][1], names, [(r.get("peak_heap_bytes") or 0) / MIB for r in combined],
+             "#dd8452", "%.1f")
+        axes[0][1].set_ylabel("largest peak heap over processes (MiB)")
+        axes[0][1].set_title("replay: peak heap (lower is better)")
+    else:
+        empty_note(axes[0][0], "no replay")
+        empty_note(axes[0][1], "no replay")
+    live_bars(axes[1][0], axes[1][1], command.get("live") or {})
+    fig.suptitle("the command as a whole: %s" % command.get("command_line", ""))
+    fig.tight_layout()
+    save(fig, out_dir, "command", "summary")
+
+
+def plot_summary(trace, out_dir, live=None):
     """Two bar charts over the allocators that finished: time relative to the fastest (lower is
-    better) and fragmentation, peak heap over peak live (lower is better)."""
+    better) and fragmentation, peak heap over peak live (lower is better); with `live` (the
+    command run live, when this trace is its only process) two more: live time and peak RSS."""
     ok = [r for r in trace["results"] if r.get("status") == "ok"]
     missing = [r["allocator"] for r in trace["results"] if r.get("status") != "ok"]
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.8))
+    if live:
+        fig, axes = plt.subplots(2, 2, figsize=(11, 9))
+        (left, right) = axes[0]
+        live_bars(axes[1][0], axes[1][1], live)
+    else:
+        fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.8))
     if not ok:
         empty_note(left, "no allocator finished a replay")
         empty_note(right, "no allocator finished a replay")
@@ -257,11 +306,16 @@ def main(argv):
         sys.stderr.write("plots.py: cannot read %s: %s\n" % (results_path, e))
         return 1
     try:
-        for trace in results.get("traces", []):
+        traces = results.get("traces", [])
+        command = results.get("command")
+        live = command.get("live") if command else None
+        for trace in traces:
             plot_heap(trace, out_dir)
             plot_sizes(trace, out_dir)
             plot_lifetimes(trace, out_dir)
-            plot_summary(trace, out_dir)
+            plot_summary(trace, out_dir, live if len(traces) == 1 else None)
+        if live:
+            plot_command_summary(command, out_dir)
     except (OSError, ValueError, KeyError, IndexError) as e:
         sys.stderr.write("plots.py: %s: %s\n" % (out_dir, e))
         return 1

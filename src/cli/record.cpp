@@ -20,6 +20,7 @@
 
 #include "allocator_registry.hpp"
 #include "command.hpp"
+#include "options.hpp"
 #include "strata/trace/reader.hpp"
 
 namespace strata::cli {
@@ -165,35 +166,27 @@ bool summarise(const TraceFile& t) {
 // Parses the arguments, runs the command under the recorder and reports; see kHelp.
 int runRecord(std::span<char* const> args) {
   std::string output, clock;
-  std::size_t i = 0;
-  for (; i < args.size(); ++i) {
-    const std::string_view a = args[i];
-    if (a == "--") break;
-    if (a == "-o" || a == "--output") {
-      if (i + 1 >= args.size()) return usageError(std::string(a) + " needs a FILE");
-      output = args[++i];
+  static constexpr support::OptionSpec kOptions[] = {
+      {"--output", true, "-o", "a FILE"}, {"--clock", true, {}, "tsc, fine or coarse"}};
+  support::ParsedArgs parsed;
+  if (std::string err = support::parseArgs(args, kOptions, parsed); !err.empty())
+    return usageError(err);
+  if (!parsed.operands.empty())
+    return usageError("missing '--' before the command '" + parsed.operands[0] + "'");
+  for (const support::GivenOption& o : parsed.options) {
+    if (o.name == "--output") {
+      output = o.value;
       if (output.empty()) return usageError("the output FILE is empty");
-    } else if (a == "--clock" || a.starts_with("--clock=")) {
-      if (a == "--clock") {
-        if (i + 1 >= args.size()) return usageError("--clock needs tsc, fine or coarse");
-        clock = args[++i];
-      } else {
-        clock = a.substr(std::strlen("--clock="));
-      }
+    } else {
+      clock = o.value;
       if (clock != "tsc" && clock != "fine" && clock != "coarse")
         return usageError("--clock takes tsc, fine or coarse, not '" + clock + "'");
-    } else if (a.starts_with("--output=")) {
-      output = a.substr(std::strlen("--output="));
-      if (output.empty()) return usageError("the output FILE is empty");
-    } else if (a.starts_with("-")) {
-      return usageError("unknown option '" + std::string(a) + "'");
-    } else {
-      return usageError("missing '--' before the command '" + std::string(a) + "'");
     }
   }
-  if (i >= args.size()) return usageError("missing '--' and the COMMAND to record");
-  if (i + 1 >= args.size()) return usageError("missing the COMMAND to record after '--'");
-  char* const* command = args.data() + i + 1;  // null-terminated: a view of main's argv
+  if (!parsed.dashDash) return usageError("missing '--' and the COMMAND to record");
+  if (parsed.command.empty()) return usageError("missing the COMMAND to record after '--'");
+  // The command is the tail of main's argv, null-terminated, as execvp wants it.
+  char* const* command = args.data() + (args.size() - parsed.command.size());
   if (command[0][0] == '\0') return usageError("the COMMAND is empty");
   if (output.empty()) output = baseName(command[0]) + ".trace";
   const std::string file = absolutePath(output);

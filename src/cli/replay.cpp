@@ -10,6 +10,7 @@
 
 #include "allocator_registry.hpp"
 #include "command.hpp"
+#include "options.hpp"
 #include "replay_runner.hpp"
 
 namespace strata::cli {
@@ -33,7 +34,7 @@ constexpr std::string_view kHelp =
     "  --threads N           replay threads: 0 (default) one per recorded thread, 1 the\n"
     "                        recorded total order on one thread\n"
     "  --heap-limit SIZE     stop with status heap-limit when the heap exceeds SIZE bytes\n"
-    "                        (suffixes K, M, G: powers of 1024)\n"
+    "                        (suffixes K, M, G, T: powers of 1024)\n"
     "  --no-write            do not write the objects' bytes\n"
     "  --series CSV          write the heap/live curve (seconds,event,heap_bytes,live_bytes)\n"
     "\n"
@@ -42,38 +43,6 @@ constexpr std::string_view kHelp =
 
 // A wrong invocation: the reason and the usage (command.hpp); exit status 2.
 int usageError(const std::string& why) { return cli::usageError("replay", kHelp, why); }
-
-// Parses "123", "64K", "2M", "1G" (also "KiB"/"MiB"/"GiB" and a trailing "B") into bytes.
-bool parseSize(std::string_view s, std::uint64_t& out) {
-  std::size_t i = 0;
-  std::uint64_t v = 0;
-  while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
-    const std::uint64_t d = static_cast<std::uint64_t>(s[i] - '0');
-    if (v > (~std::uint64_t{0} - d) / 10) return false;
-    v = v * 10 + d;
-    ++i;
-  }
-  if (i == 0) return false;
-  std::string_view suffix = s.substr(i);
-  unsigned shift = 0;
-  if (!suffix.empty()) {
-    switch (suffix[0]) {
-      case 'k': case 'K': shift = 10; break;
-      case 'm': case 'M': shift = 20; break;
-      case 'g': case 'G': shift = 30; break;
-      case 'b': case 'B': shift = 0; break;
-      default: return false;
-    }
-    if (suffix[0] != 'b' && suffix[0] != 'B') suffix.remove_prefix(1);
-    if (suffix == "iB" || suffix == "B" || suffix == "b" || suffix.empty()) {
-    } else {
-      return false;
-    }
-  }
-  if (shift != 0 && v > (~std::uint64_t{0} >> shift)) return false;
-  out = v << shift;
-  return true;
-}
 
 // "12.3 MiB" for a byte count.
 std::string humanBytes(std::uint64_t n) {
@@ -119,53 +88,41 @@ void printResult(const std::string& file, const replay::ReplayResult& r) {
 int runReplayCommand(std::span<char* const> args) {
   replay::ReplayOptions opt;
   bool json = false, haveAllocator = false;
-  std::string file;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string_view a = args[i];
-    // --opt VALUE or --opt=VALUE; returns false (with an error printed) when VALUE is missing.
-    std::string value;
-    auto takeValue = [&](std::string_view name) -> int {
-      if (a == name) {
-        if (i + 1 >= args.size()) return -1;
-        value = args[++i];
-        return 1;
-      }
-      if (a.size() > name.size() && a.starts_with(name) && a[name.size()] == '=') {
-        value = std::string(a.substr(name.size() + 1));
-        return 1;
-      }
-      return 0;
-    };
-    int t;
-    if ((t = takeValue("--allocator")) != 0) {
-      if (t < 0) return usageError("--allocator needs a NAME");
+  static constexpr support::OptionSpec kOptions[] = {
+      {"--allocator", true, {}, "a NAME"}, {"--threads", true, {}, "a number from 0 to 64"},
+      {"--heap-limit", true, {}, "a SIZE such as 512M or 2G"}, {"--series", true, {}, "a file name"},    {"--json"},          {"--no-write"}};
+  support::ParsedArgs parsed;
+  if (std::string err = support::parseArgs(args, kOptions, parsed); !err.empty())
+    return usageError(err);
+  if (parsed.dashDash) return usageError("unexpected '--' (replay takes a trace FILE)");
+  for (const support::GivenOption& o : parsed.options) {
+    const std::string& value = o.value;
+    if (o.name == "--allocator") {
       opt.allocator = value;
       haveAllocator = true;
-    } else if ((t = takeValue("--threads")) != 0) {
-      char* end = nullptr;
-      errno = 0;
-      const unsigned long n = t < 0 ? 0 : std::strtoul(value.c_str(), &end, 10);
-      if (t < 0 || value.empty() || value[0] == '-' || errno != 0 || *end != '\0' || n > 64)
-        return usageError("--threads needs a number from 0 to 64");
-      opt.threads = static_cast<unsigned>(n);
-    } else if ((t = takeValue("--heap-limit")) != 0) {
-      if (t < 0 || !parseSize(value, opt.heapLimit) || opt.heapLimit == 0)
-        return usageError("--heap-limit needs a SIZE such as 512M or 2G, got '" + value + "'");
-    } else if ((t = takeValue("--series")) != 0) {
-      if (t < 0 || value.empty()) return usageError("--series needs a file name");
+    } else if (o.name == "--threads") {
+      const auto n = support::parseUnsigned(value);
+      if (!n || *n > 64) return usageError("--threads needs a number from 0 to 64");
+      opt.threads = static_cast<unsigned>(*n);
+    } else if (o.name == "--heap-limit") {
+      const auto n = support::parseSize(value);
+      if (!n || *n == 0)
+        return usageError("--heap-limit needs a SIZE (" + std::string(support::kSizeHelp) +
+                          ") such as 512M or 2G, got '" + value + "'");
+      opt.heapLimit = *n;
+    } else if (o.name == "--series") {
+      if (value.empty()) return usageError("--series needs a file name");
       opt.seriesPath = value;
-    } else if (a == "--json") {
+    } else if (o.name == "--json") {
       json = true;
-    } else if (a == "--no-write") {
+    } else if (o.name == "--no-write") {
       opt.writeObjects = false;
-    } else if (a.starts_with("-") && a != "-") {
-      return usageError("unknown option '" + std::string(a) + "'");
-    } else if (file.empty()) {
-      file = std::string(a);
-    } else {
-      return usageError("more than one trace file ('" + file + "', '" + std::string(a) + "')");
     }
   }
+  if (parsed.operands.size() > 1)
+    return usageError("more than one trace file ('" + parsed.operands[0] + "', '" +
+                      parsed.operands[1] + "')");
+  std::string file = parsed.operands.empty() ? std::string() : parsed.operands[0];
   if (file.empty()) return usageError("missing the trace FILE");
   if (!haveAllocator)
     return usageError("missing --allocator NAME (known: " + knownAllocatorNames() + ", none)");

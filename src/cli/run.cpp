@@ -12,6 +12,7 @@
 
 #include "allocator_registry.hpp"
 #include "command.hpp"
+#include "options.hpp"
 
 namespace strata::cli {
 namespace {
@@ -37,22 +38,15 @@ int usageError(const std::string& why) { return cli::usageError("run", kHelp, wh
 int runRun(std::span<char* const> args) {
   std::string allocator;
   bool haveAllocator = false;
-  std::size_t i = 0;
-  for (; i < args.size(); ++i) {
-    const std::string_view a = args[i];
-    if (a == "--") break;
-    if (a == "--allocator") {
-      if (i + 1 >= args.size()) return usageError("--allocator needs a NAME");
-      allocator = args[++i];
-      haveAllocator = true;
-    } else if (a.starts_with("--allocator=")) {
-      allocator = a.substr(std::strlen("--allocator="));
-      haveAllocator = true;
-    } else if (a.starts_with("-")) {
-      return usageError("unknown option '" + std::string(a) + "'");
-    } else {
-      return usageError("missing '--' before the command '" + std::string(a) + "'");
-    }
+  static constexpr support::OptionSpec kOptions[] = {{"--allocator", true, {}, "a NAME"}};
+  support::ParsedArgs parsed;
+  if (std::string err = support::parseArgs(args, kOptions, parsed); !err.empty())
+    return usageError(err);
+  if (!parsed.operands.empty())
+    return usageError("missing '--' before the command '" + parsed.operands[0] + "'");
+  for (const support::GivenOption& o : parsed.options) {
+    allocator = o.value;
+    haveAllocator = true;
   }
   if (!haveAllocator) return usageError("missing --allocator NAME (known: " + knownAllocatorNames() + ")");
   const AllocatorInfo* info = findAllocator(allocator);
@@ -61,9 +55,10 @@ int runRun(std::span<char* const> args) {
                  allocator.c_str(), knownAllocatorNames().c_str());
     return 2;
   }
-  if (i >= args.size()) return usageError("missing '--' and the COMMAND to run");
-  if (i + 1 >= args.size()) return usageError("missing the COMMAND to run after '--'");
-  char* const* command = args.data() + i + 1;  // null-terminated: a view of main's argv
+  if (!parsed.dashDash) return usageError("missing '--' and the COMMAND to run");
+  if (parsed.command.empty()) return usageError("missing the COMMAND to run after '--'");
+  // The command is the tail of main's argv, null-terminated, as execvp wants it.
+  char* const* command = args.data() + (args.size() - parsed.command.size());
 
   const Location where = locate(*info, defaultSearchDirs());
   if (!where.available) {

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "command.hpp"
+#include "options.hpp"
 #include "trace_stats.hpp"
 
 namespace strata::cli {
@@ -128,18 +129,16 @@ void printTable(const std::string& path, const tt::TraceStats& s) {
 int runStats(std::span<char* const> args) {
   std::string path;
   bool json = false;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string_view a = args[i];
-    if (a == "--json") {
-      json = true;
-    } else if (a.starts_with("-") && a != "-") {
-      return usageError("unknown option '" + std::string(a) + "'");
-    } else if (!path.empty()) {
-      return usageError("give one trace FILE (got '" + path + "' and '" + std::string(a) + "')");
-    } else {
-      path = a;
-    }
-  }
+  static constexpr support::OptionSpec kOptions[] = {{"--json"}};
+  support::ParsedArgs parsed;
+  if (std::string err = support::parseArgs(args, kOptions, parsed); !err.empty())
+    return usageError(err);
+  if (parsed.dashDash) return usageError("unexpected '--' (stats takes a trace FILE)");
+  json = !parsed.options.empty();
+  if (parsed.operands.size() > 1)
+    return usageError("give one trace FILE (got '" + parsed.operands[0] + "' and '" +
+                      parsed.operands[1] + "')");
+  if (!parsed.operands.empty()) path = parsed.operands[0];
   if (path.empty()) return usageError("missing the trace FILE");
   if (path == "-") path = "/dev/stdin";
   tt::TraceStats stats;

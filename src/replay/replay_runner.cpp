@@ -249,25 +249,25 @@ bool readTextFile(const std::string& path, std::string& text) {
   return true;
 }
 
-ReplayResult runReplay(const ReplayOptions& options, const cli::SearchDirs& dirs) {
+ReplayResult runReplay(const ReplayOptions& options, const registry::SearchDirs& dirs) {
   ReplayResult res;
   res.allocator = options.allocator;
   const bool none = options.allocator == "none";
-  const cli::AllocatorInfo* info = none ? nullptr : cli::findAllocator(options.allocator);
+  const registry::AllocatorInfo* info = none ? nullptr : registry::findAllocator(options.allocator);
   if (!none && info == nullptr) {
     res.status = "unavailable";
     res.detail = "unknown allocator '" + options.allocator + "'; known allocators: " +
-                 cli::knownAllocatorNames();
+                 registry::knownAllocatorNames();
     return res;
   }
   precheckTrace(options.tracePath);
 
   std::string preload;
-  if (info != nullptr && info->origin != cli::Origin::System) {
-    const cli::Location where = cli::locate(*info, dirs);
+  if (info != nullptr && info->origin != registry::Origin::System) {
+    const registry::Location where = registry::locate(*info, dirs);
     if (!where.available) {
       res.status = "unavailable";
-      res.detail = cli::howToGet(where);
+      res.detail = registry::howToGet(where);
       return res;
     }
     preload = where.path;

@@ -55,7 +55,7 @@ struct ReplayResult {
 // measured. Never throws for a bad allocator or a failing child: status says what happened.
 // Throws std::runtime_error only for errors of the caller's own (trace file missing, corrupt
 // trace: the message names the file and byte offset).
-ReplayResult runReplay(const ReplayOptions& options, const cli::SearchDirs& dirs);
+ReplayResult runReplay(const ReplayOptions& options, const registry::SearchDirs& dirs);
 
 // The result as one JSON object (the `strata replay --json` output; series omitted).
 std::string toJson(const ReplayResult& result);

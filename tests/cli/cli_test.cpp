@@ -1,6 +1,6 @@
 // The `strata` command, run as a user runs it: the built executable with arguments, its
-// stdout, stderr and exit status checked; and the allocator registry it shares with
-// bench/preload_table, called directly with directories of our own.
+// stdout, stderr and exit status checked. The allocator registry it uses is tested on its own
+// in registry_test.cpp.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -19,15 +19,10 @@
 #include <vector>
 
 #include "../support/process.hpp"
-#include "allocator_registry.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
-using strata::cli::AllocatorInfo;
-using strata::cli::Location;
-using strata::cli::SearchDirs;
-
 using strata::test::slurp;
 using strata::test::TempDir;
 using Result = strata::test::RunResult;
@@ -313,52 +308,36 @@ TEST(CliRun, APeerLibraryIsReallyLoaded) {
   EXPECT_FALSE(contains(plain.out, "jemalloc"));
 }
 
-// ---- the registry itself --------------------------------------------------------------
+// ---- one option parser for every subcommand ---------------------------------------------
 
-TEST(AllocatorRegistry, KnowsTheAllocatorsInOrder) {
-  std::vector<std::string> names;
-  for (const AllocatorInfo& a : strata::cli::knownAllocators()) names.emplace_back(a.name);
-  EXPECT_EQ(names, kOrder);
-  EXPECT_EQ(strata::cli::findAllocator("strata-lea")->library, "libstrata-lea.so");
-  EXPECT_EQ(strata::cli::findAllocator("tcmalloc")->library, "libtcmalloc_minimal.so.4");
-  EXPECT_EQ(strata::cli::findAllocator("dlmalloc"), nullptr);
-}
-
-TEST(AllocatorRegistry, MissingPeersNameTheirDebianPackage) {
-  TempDir empty;
-  const SearchDirs dirs{{empty.path().string()}, empty.path().string()};
-  const std::vector<std::pair<std::string, std::string>> expected = {
-      {"jemalloc", "libjemalloc2"}, {"mimalloc", "libmimalloc2.0"}, {"tcmalloc", "libtcmalloc-minimal4"}};
-  for (const auto& [name, package] : expected) {
-    const Location l = strata::cli::locate(*strata::cli::findAllocator(name), dirs);
-    EXPECT_FALSE(l.available) << name;
-    const std::string how = strata::cli::howToGet(l);
-    EXPECT_TRUE(contains(how, package)) << how;
-    EXPECT_TRUE(contains(how, empty.path().string())) << how;
+// Every subcommand whose help offers --heap-limit takes "1T" (and "=1T"), the same sizes;
+// the others refuse the option by name.
+TEST(CliOptions, HeapLimitTakesTheSameSizesInEverySubcommand) {
+  TempDir tmp;
+  const std::string trace = tmp / "w.trace";
+  ASSERT_EQ(run({"generate", "web-proxy", "--size", "0.01", "-o", trace}).exitCode(), 0);
+  const std::vector<std::string> all = {"replay", "run",    "record", "stats", "generate",
+                                        "import", "export", "compare", "allocators"};
+  std::vector<std::string> taking;
+  for (const std::string& c : all)
+    if (contains(run({"help", c}).out, "--heap-limit")) taking.push_back(c);
+  EXPECT_EQ(taking, (std::vector<std::string>{"replay", "compare"}));
+  for (const std::string& form : {std::string("1T"), std::string("1TiB")}) {
+    const Result replay = run({"replay", trace, "--allocator", "glibc", "--heap-limit", form});
+    EXPECT_EQ(replay.exitCode(), 0) << form << replay.err;
+    const Result compare = run({"compare", trace, "--allocators", "glibc", "--runs", "1",
+                                "--no-plots", "--out", tmp / "out", "--heap-limit=" + form});
+    EXPECT_EQ(compare.exitCode(), 0) << form << compare.err;
   }
-}
-
-TEST(AllocatorRegistry, PeersAreSearchedInOrderOfTheDirectories) {
-  TempDir a, b;
-  const fs::path inB = fakeLibrary(b, "libmimalloc.so.2");
-  const SearchDirs dirs{{a.path().string(), b.path().string()}, ""};
-  Location l = strata::cli::locate(*strata::cli::findAllocator("mimalloc"), dirs);
-  EXPECT_TRUE(l.available);
-  EXPECT_EQ(l.path, inB.string());
-  const fs::path inA = fakeLibrary(a, "libmimalloc.so.2");
-  l = strata::cli::locate(*strata::cli::findAllocator("mimalloc"), dirs);
-  EXPECT_EQ(l.path, inA.string());
-  // A directory by the library's name is not a library.
-  fs::create_directories(a.path() / "libjemalloc.so.2");
-  EXPECT_FALSE(strata::cli::locate(*strata::cli::findAllocator("jemalloc"), dirs).available);
-}
-
-TEST(AllocatorRegistry, DefaultDirsIncludeTheMultiarchDirectory) {
-  const std::string multiarch = STRATA_TEST_MULTIARCH;
-  if (multiarch.empty()) GTEST_SKIP() << "not a multiarch system";
-  const SearchDirs dirs = strata::cli::defaultSearchDirs();
-  ASSERT_FALSE(dirs.system.empty());
-  EXPECT_EQ(dirs.system.front(), "/usr/lib/" + multiarch);
+  for (const std::string& c : {std::string("replay"), std::string("compare")}) {
+    const Result bad = run({c, trace, c == "replay" ? "--allocator" : "--allocators", "glibc",
+                            "--heap-limit", "1X"});
+    EXPECT_EQ(bad.exitCode(), 2) << c;
+    EXPECT_TRUE(contains(bad.err, "1X")) << c << ": " << bad.err;
+  }
+  const Result stats = run({"stats", trace, "--heap-limit", "1T"});
+  EXPECT_EQ(stats.exitCode(), 2);
+  EXPECT_TRUE(contains(stats.err, "--heap-limit")) << stats.err;
 }
 
 }  // namespace

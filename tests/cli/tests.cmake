@@ -1,12 +1,26 @@
 # The `strata` command end to end: cli_test runs the built executable (its path passed as
-# STRATA_CLI_PATH) with arguments and checks output and exit status, and tests the allocator
-# registry it shares with bench/preload_table directly.
+# STRATA_CLI_PATH) with arguments and checks output and exit status. registry_test and
+# support_test link the allocator registry and the shared helpers alone, without the command.
 if(TARGET strata_cli)
   add_executable(cli_test ${CMAKE_CURRENT_LIST_DIR}/cli_test.cpp)
   target_compile_options(cli_test PRIVATE -Wall -Wextra -Werror)
   target_compile_definitions(cli_test PRIVATE STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>"
     STRATA_TEST_MULTIARCH="${CMAKE_LIBRARY_ARCHITECTURE}")
-  target_link_libraries(cli_test PRIVATE strata_cli_registry GTest::gtest GTest::gtest_main)
-  add_dependencies(cli_test strata_cli)
+  target_link_libraries(cli_test PRIVATE GTest::gtest GTest::gtest_main)
+  add_dependencies(cli_test strata_cli strata_replayer)
   gtest_discover_tests(cli_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
+endif()
+if(TARGET strata_registry)
+  add_executable(registry_test ${CMAKE_CURRENT_LIST_DIR}/registry_test.cpp)
+  target_compile_options(registry_test PRIVATE -Wall -Wextra -Werror)
+  target_compile_definitions(registry_test PRIVATE
+    STRATA_TEST_MULTIARCH="${CMAKE_LIBRARY_ARCHITECTURE}")
+  target_link_libraries(registry_test PRIVATE strata_registry GTest::gtest GTest::gtest_main)
+  gtest_discover_tests(registry_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
+endif()
+if(TARGET strata_support)
+  add_executable(support_test ${CMAKE_CURRENT_LIST_DIR}/support_test.cpp)
+  target_compile_options(support_test PRIVATE -Wall -Wextra -Werror)
+  target_link_libraries(support_test PRIVATE strata_support GTest::gtest GTest::gtest_main)
+  gtest_discover_tests(support_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
 endif()

@@ -30,4 +30,41 @@ if(TARGET strata_cli)
     endif()
   endforeach()
   gtest_discover_tests(compare_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
+
+  # Judging every process of a command and the live runs (compare_live_test.cpp): a program
+  # that starts a second process, and a misbehaving stand-in for libstrata.so.
+  add_executable(compare_fork_program ${CMAKE_CURRENT_LIST_DIR}/fork_program.c)
+  target_compile_options(compare_fork_program PRIVATE -O1 -Wall -Wextra -Werror)
+  add_library(compare_misbehave_preload SHARED ${CMAKE_CURRENT_LIST_DIR}/misbehave_preload.c)
+  target_compile_options(compare_misbehave_preload PRIVATE -Wall -Wextra -Werror)
+  add_executable(compare_live_test ${CMAKE_CURRENT_LIST_DIR}/compare_live_test.cpp)
+  target_compile_options(compare_live_test PRIVATE -Wall -Wextra -Werror)
+  target_compile_definitions(compare_live_test PRIVATE
+    STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>"
+    STRATA_TEST_PROGRAM="$<TARGET_FILE:compare_alloc_program>"
+    STRATA_TEST_FORK_PROGRAM="$<TARGET_FILE:compare_fork_program>"
+    STRATA_TEST_MISBEHAVE_LIB="$<TARGET_FILE:compare_misbehave_preload>"
+    $<$<TARGET_EXISTS:strata_record>:STRATA_TEST_RECORD_LIB="$<TARGET_FILE:strata_record>">
+    STRATA_TEST_PRELOAD=${strata_cmp_preload})
+  target_link_libraries(compare_live_test PRIVATE GTest::gtest GTest::gtest_main)
+  add_dependencies(compare_live_test strata_cli compare_alloc_program compare_fork_program
+    compare_misbehave_preload)
+  foreach(strata_cmp_dep strata_replayer strata_record strata_malloc)
+    if(TARGET ${strata_cmp_dep})
+      add_dependencies(compare_live_test ${strata_cmp_dep})
+    endif()
+  endforeach()
+  gtest_discover_tests(compare_live_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
+
+  # The verdict and agreement arithmetic on hand-made figures: compare's own sources compiled
+  # into the test.
+  add_executable(compare_verdict_test ${CMAKE_CURRENT_LIST_DIR}/verdict_test.cpp
+    ${PROJECT_SOURCE_DIR}/src/cli/compare_verdict.cpp
+    ${PROJECT_SOURCE_DIR}/src/cli/compare_report.cpp
+    ${PROJECT_SOURCE_DIR}/src/cli/compare_command_report.cpp)
+  target_include_directories(compare_verdict_test PRIVATE ${PROJECT_SOURCE_DIR}/src/cli)
+  target_compile_options(compare_verdict_test PRIVATE -Wall -Wextra -Werror)
+  target_link_libraries(compare_verdict_test PRIVATE strata_replay strata_registry
+    strata_tracetools GTest::gtest GTest::gtest_main)
+  gtest_discover_tests(compare_verdict_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
 endif()

@@ -1,14 +1,14 @@
-// The allocators the `strata` command knows (glibc, the peers Debian packages, Strata's own
-// shared libraries), where each one's library is, and what to install or build when it is
-// missing. Shared by `strata allocators`, `strata run` and bench/preload_table, so that all
-// three agree on names, order and paths.
+// The allocators Strata knows (glibc, the peers Debian packages, Strata's own shared
+// libraries), where each one's library is, and what to install or build when it is missing.
+// A component of its own (target strata_registry) so that the `strata` command, the replay
+// runner and bench/preload_table agree on names, order and paths without depending on each other.
 #pragma once
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace strata::cli {
+namespace strata::registry {
 
 // Where an allocator comes from, which decides where its library is looked for.
 enum class Origin {
@@ -66,4 +66,4 @@ std::vector<Location> locateAll(const SearchDirs& dirs);
 // install for a peer, the target to build for one of Strata's own (naming where it looked).
 std::string howToGet(const Location& where);
 
-}  // namespace strata::cli
+}  // namespace strata::registry

@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-namespace strata::cli {
+namespace strata::registry {
 namespace {
 
 namespace fs = std::filesystem;
@@ -174,4 +174,4 @@ std::string howToGet(const Location& where) {
   return {};
 }
 
-}  // namespace strata::cli
+}  // namespace strata::registry

@@ -1,0 +1,106 @@
+// The command itself run on every allocator (compare_steps.hpp): each run a fresh process
+// with the allocator's library in LD_PRELOAD (nothing for glibc), stdin from /dev/null and
+// stdout captured to live/<allocator>.run<N>.stdout; the allocators take turns within each
+// of --runs rounds, and the median run by wall time is shown. Time, CPU and peak RSS come
+// from wait4's resource usage. A run that crashes, exits non-zero or prints something other
+// than the reference run (glibc's, else the first allocator's) marks its allocator failed.
+#include <algorithm>
+#include <fstream>
+#include <stdexcept>
+
+#include "compare_steps.hpp"
+#include "process.hpp"
+
+namespace strata::cli::compare {
+namespace {
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+void runLive(const Options& o, const std::vector<registry::Location>& where, LiveReport& live,
+             const std::function<void(const std::string&)>& step) {
+  const fs::path dir = fs::path(o.outDir) / "live";
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw std::runtime_error("cannot create " + dir.string() + ": " + ec.message());
+
+  const std::size_t n = o.allocators.size();
+  live.rows.assign(n, {});
+  std::vector<std::vector<support::ProcessResult>> results(n);
+  std::vector<std::vector<std::string>> outputs(n);  // stdout file of each run
+  std::size_t reference = n;
+  for (std::size_t a = 0; a < n; ++a) {
+    live.rows[a].allocator = o.allocators[a];
+    if (o.allocators[a] == "glibc") reference = a;
+  }
+  if (reference == n)
+    for (std::size_t a = 0; a < n && reference == n; ++a)
+      if (where[a].available) reference = a;
+  if (reference < n) live.reference = o.allocators[reference];
+
+  for (unsigned round = 0; round < o.runs; ++round) {
+    for (std::size_t a = 0; a < n; ++a) {
+      if (!where[a].available) continue;
+      const std::string& name = o.allocators[a];
+      step("live: " + name + " run " + std::to_string(round + 1) + "/" + std::to_string(o.runs));
+      support::ChildSpec spec;
+      spec.argv = o.command;
+      spec.preload = where[a].path;  // empty for glibc
+      spec.stdoutPath = (dir / (fileSafe(name) + ".run" + std::to_string(round + 1) + ".stdout")).string();
+      outputs[a].push_back(spec.stdoutPath);
+      results[a].push_back(support::runChild(spec));
+    }
+  }
+
+  const std::string referenceOut = reference < n && !outputs[reference].empty()
+                                       ? slurp(outputs[reference].front()) : std::string();
+  for (std::size_t a = 0; a < n; ++a) {
+    LiveRow& row = live.rows[a];
+    if (!where[a].available) {
+      row.status = "unavailable";
+      row.detail = registry::howToGet(where[a]);
+      continue;
+    }
+    const auto& runs = results[a];
+    std::size_t failedRun = runs.size();
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      row.wallRuns.push_back(runs[i].wallSeconds);
+      row.cpuRuns.push_back(runs[i].cpuSeconds());
+      row.rssRuns.push_back(runs[i].maxRssBytes);
+      if (!runs[i].succeeded() && failedRun == runs.size()) failedRun = i;
+      if (slurp(outputs[a][i]) != referenceOut) row.stdoutMatches = false;
+    }
+    std::size_t pick;
+    if (failedRun < runs.size()) {
+      pick = failedRun;
+    } else {
+      std::vector<std::size_t> order(runs.size());
+      for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+      std::sort(order.begin(), order.end(),
+                [&](std::size_t x, std::size_t y) { return runs[x].wallSeconds < runs[y].wallSeconds; });
+      pick = order[(order.size() - 1) / 2];
+    }
+    const support::ProcessResult& m = runs[pick];
+    row.wallSeconds = m.wallSeconds;
+    row.cpuSeconds = m.cpuSeconds();
+    row.maxRssBytes = m.maxRssBytes;
+    row.exit = support::describeStatus(m);
+    row.stdoutFile = fs::relative(outputs[a][pick], o.outDir, ec).string();
+    if (failedRun < runs.size()) {
+      row.status = "failed";
+      row.detail = "run " + std::to_string(failedRun + 1) + " ended with " + row.exit;
+    } else if (!row.stdoutMatches) {
+      row.status = "failed";
+      row.detail = "its output differs from " + live.reference + "'s (compare the files in " +
+                   dir.string() + ")";
+    } else {
+      row.status = "ok";
+    }
+  }
+}
+
+}  // namespace strata::cli::compare

@@ -1,0 +1,76 @@
+// Drawing `strata compare`'s plots with plots.py (compare_steps.hpp).
+#include <cstdlib>
+#include <optional>
+#include <string_view>
+
+#include "compare_steps.hpp"
+#include "proc.hpp"
+#include "process.hpp"
+
+namespace strata::cli::compare {
+namespace {
+
+constexpr std::string_view kPlotKinds[] = {"heap", "sizes", "lifetimes", "summary"};
+
+// The Python to run plots.py with: $STRATA_PYTHON when set, else /usr/bin/python3 (where
+// Debian's python3-matplotlib is), else python3 in PATH; the first that imports matplotlib.
+std::optional<std::string> findPython() {
+  std::vector<std::string> candidates;
+  const char* env = std::getenv("STRATA_PYTHON");
+  if (env != nullptr && env[0] != '\0') candidates.emplace_back(env);
+  else candidates = {"/usr/bin/python3", "python3"};
+  for (const std::string& c : candidates) {
+    support::ChildSpec spec;
+    spec.argv = {c, "-c", "import matplotlib"};
+    spec.quiet = true;
+    if (support::runChild(spec).succeeded()) return c;
+  }
+  return std::nullopt;
+}
+
+// plots.py: $STRATA_PLOTS_SCRIPT when set, else <exe dir>/../share/strata/plots.py, where both
+// the build tree and an install put it.
+std::string plotScript() {
+  const char* env = std::getenv("STRATA_PLOTS_SCRIPT");
+  if (env != nullptr && env[0] != '\0') return env;
+  return (fs::path(support::selfExe()).parent_path().parent_path() / "share" / "strata" /
+          "plots.py").lexically_normal().string();
+}
+
+}  // namespace
+
+int drawPlots(const Options& o, const std::vector<TraceReport>& traces, bool live, std::FILE* info) {
+  const fs::path out = o.outDir;
+  const std::optional<std::string> python = findPython();
+  const std::string script = plotScript();
+  if (!python) {
+    std::fprintf(stderr, "strata compare: plots need python3-matplotlib (apt-get install "
+                 "python3-matplotlib); the table is in %s\n", (out / "report.txt").c_str());
+    return 3;
+  }
+  if (const std::string why = unreadable(script); !why.empty()) {
+    std::fprintf(stderr, "strata compare: the plot script %s is missing (%s); the table is in "
+                 "%s\n", script.c_str(), why.c_str(), (out / "report.txt").c_str());
+    return 1;
+  }
+  std::fprintf(stderr, "strata compare: drawing the plots with %s\n", python->c_str());
+  support::ChildSpec spec;
+  spec.argv = {*python, script, o.outDir};
+  const support::ProcessResult r = support::runChild(spec);
+  if (!r.succeeded()) {
+    std::fprintf(stderr, "strata compare: the plot script failed (%s); the table is in %s\n",
+                 support::describeStatus(r).c_str(), (out / "report.txt").c_str());
+    return 1;
+  }
+  std::fprintf(info, "\nplots (.png and .svg) in %s/:\n", o.outDir.c_str());
+  for (const TraceReport& t : traces) {
+    std::string names;
+    for (const std::string_view kind : kPlotKinds)
+      names += (names.empty() ? "" : ", ") + t.name + "-" + std::string(kind);
+    std::fprintf(info, "  %s\n", names.c_str());
+  }
+  if (live) std::fprintf(info, "  command-summary\n");
+  return 0;
+}
+
+}  // namespace strata::cli::compare

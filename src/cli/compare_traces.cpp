@@ -1,0 +1,268 @@
+// The traces `strata compare` replays (compare_steps.hpp): the bundled workloads, trace files,
+// or a command recorded with `strata record`. A recorded command (or a trace file with
+// <file>.<pid> traces of other processes beside it) gives one trace per process; the ones
+// that allocated too little to judge are left out unless asked for.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+
+#include "compare_steps.hpp"
+#include "proc.hpp"
+#include "process.hpp"
+#include "strata/trace/reader.hpp"
+#include "workloads.hpp"
+
+namespace strata::cli::compare {
+namespace {
+
+// The last component of a path ("/usr/bin/python3" -> "python3").
+std::string baseName(const std::string& path) { return fs::path(path).filename().string(); }
+
+// The pid at the end of "<trace>.<pid>", or 0.
+long pidSuffix(const std::string& path) {
+  const std::string ext = fs::path(path).extension().string();
+  if (ext.size() < 2) return 0;
+  for (std::size_t i = 1; i < ext.size(); ++i)
+    if (!std::isdigit(static_cast<unsigned char>(ext[i]))) return 0;
+  return std::strtol(ext.c_str() + 1, nullptr, 10);
+}
+
+// Fills the trace's program, pid and parent pid from its program chunk (version 2); for an
+// older trace the pid comes from the file name's suffix.
+void readProgram(TraceReport& t) {
+  const int fd = ::open(t.path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    trace::TraceReader<trace::FdSource> reader(trace::FdSource{fd});
+    trace::Event e;
+    reader.next(e);
+    t.program = reader.program().path;
+    t.pid = static_cast<long>(reader.program().pid);
+    t.parentPid = static_cast<long>(reader.program().parentPid);
+    ::close(fd);
+  }
+  if (t.pid == 0) t.pid = pidSuffix(t.path);
+}
+
+// Records the command into dir/<name>.trace with `strata record`; returns the trace path.
+std::string recordCommand(const Options& o) {
+  const std::string name = fileSafe(fs::path(o.command[0]).filename().string());
+  const std::string trace = (fs::path(o.outDir) / (name + ".trace")).string();
+  std::error_code ec;
+  fs::remove(trace, ec);
+  for (const std::string& old : childTraces(trace)) fs::remove(old, ec);
+  std::fprintf(stderr, "strata compare: recording %s into %s\n",
+               support::shellLine(o.command).c_str(), trace.c_str());
+  support::ChildSpec spec;
+  spec.argv = {support::selfExe(), "record", "-o", trace, "--"};
+  spec.argv.insert(spec.argv.end(), o.command.begin(), o.command.end());
+  spec.stdinPath.clear();  // the recorded run is the user's own: it keeps the terminal
+  // With --json, stdout is the JSON document alone: the program's output goes to a file.
+  if (o.json) spec.stdoutPath = (fs::path(o.outDir) / (name + ".record.stdout")).string();
+  const support::ProcessResult r = runChild(spec);
+  struct stat st {};
+  if (::stat(trace.c_str(), &st) != 0 || st.st_size == 0)
+    throw std::runtime_error("recording '" + o.command[0] + "' left no trace (strata record: " +
+                             support::describeStatus(r) + ")");
+  if (!r.succeeded())
+    std::fprintf(stderr, "strata compare: '%s' ended with %s; comparing on the trace recorded up "
+                 "to then\n", o.command[0].c_str(), support::describeStatus(r).c_str());
+  return trace;
+}
+
+// "python3 (pid 1234): 12.0 KiB allocated" for the list of processes left out.
+std::string processLine(const TraceReport& t, const std::string& why) {
+  return (t.program.empty() ? fs::path(t.path).filename().string() : baseName(t.program)) +
+         " (pid " + std::to_string(t.pid) + "): " + why;
+}
+
+// The processes of a recorded command or trace group: each trace's program read, the ones to
+// judge picked and ordered largest first; the others named in `command.skippedProcesses`.
+// `firstProgram`: the program of the first process when its trace does not name it (an older
+// trace of a recorded command: the command's own program).
+std::vector<TraceReport> pickProcesses(const Options& o, const std::string& mainTrace,
+                                       const std::string& description,
+                                       const std::string& firstProgram, CommandReport& command) {
+  std::vector<TraceReport> all;
+  std::vector<std::string> files = {mainTrace};
+  for (const std::string& c : childTraces(mainTrace)) files.push_back(c);
+  for (const std::string& f : files) {
+    TraceReport t;
+    t.path = f;
+    readProgram(t);
+    if (t.program.empty() && f == mainTrace) t.program = firstProgram;
+    t.stats = tracetools::computeStats(f);
+    all.push_back(std::move(t));
+  }
+  std::stable_sort(all.begin(), all.end(), [](const TraceReport& a, const TraceReport& b) {
+    return a.stats.totalBytes > b.stats.totalBytes;
+  });
+  const bool single = all.size() == 1;
+  std::vector<TraceReport> picked;
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    TraceReport& t = all[i];
+    const std::string program = t.program.empty() ? std::string() : baseName(t.program);
+    bool take;
+    std::string why;
+    if (!o.processes.empty()) {
+      take = std::find(o.processes.begin(), o.processes.end(), program) != o.processes.end();
+      why = "not named by --process";
+    } else if (t.stats.totalObjects == 0) {
+      take = single;  // a lone trace without objects is reported as such below
+      why = "no allocations";
+    } else {
+      take = o.allProcesses || t.stats.totalBytes >= kTrivialBytes || (i == 0 && single) ||
+             (i == 0 && std::none_of(all.begin(), all.end(), [](const TraceReport& x) {
+                return x.stats.totalBytes >= kTrivialBytes;
+              }));
+      why = mib(t.stats.totalBytes) + " MiB allocated, under the 1 MiB judged";
+    }
+    if (!take) {
+      command.skippedProcesses.push_back(processLine(t, why));
+      continue;
+    }
+    if (single) {
+      t.name = fileSafe(fs::path(t.path).stem().string());
+    } else {
+      // Named by program and pid ("process-<pid>" when the trace does not name its program);
+      // the first process of an older trace (no program chunk, no pid suffix) by the trace's
+      // name.
+      const std::string stem = fs::path(mainTrace).stem().string();
+      t.name = fileSafe(t.pid == 0 ? stem : (program.empty() ? "process" : program) + "-" +
+                                                std::to_string(t.pid));
+    }
+    t.description = description;
+    picked.push_back(std::move(t));
+  }
+  if (picked.empty()) {
+    std::string names;
+    for (const TraceReport& t : all)
+      names += (names.empty() ? "" : ", ") +
+               (t.program.empty() ? fs::path(t.path).filename().string() : baseName(t.program));
+    throw std::runtime_error("no process matches --process (the processes: " + names + ")");
+  }
+  return picked;
+}
+
+}  // namespace
+
+std::string fileSafe(std::string_view s) {
+  std::string out;
+  for (const char c : s) {
+    const bool keep =
+        std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+    out += keep ? c : '_';
+  }
+  return out.empty() ? std::string("trace") : out;
+}
+
+void writeFile(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(errno));
+}
+
+std::string unreadable(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::strerror(errno);
+  if (!S_ISREG(st.st_mode)) return "not a regular file";
+  if (::access(path.c_str(), R_OK) != 0) return std::strerror(errno);
+  return {};
+}
+
+std::vector<std::string> childTraces(const std::string& trace) {
+  std::vector<std::string> found;
+  std::error_code ec;
+  const fs::path dir = fs::path(trace).parent_path();
+  const std::string prefix = fs::path(trace).filename().string() + ".";
+  for (const auto& e : fs::directory_iterator(dir.empty() ? fs::path(".") : dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (!name.starts_with(prefix) || name.size() == prefix.size()) continue;
+    if (std::all_of(name.begin() + static_cast<long>(prefix.size()), name.end(),
+                    [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+      found.push_back(e.path().string());
+  }
+  std::sort(found.begin(), found.end(), [](const std::string& a, const std::string& b) {
+    return pidSuffix(a) < pidSuffix(b);
+  });
+  return found;
+}
+
+void gatherTraces(const Options& o, CompareSettings& settings, std::vector<TraceReport>& traces,
+                  std::string& intro, CommandReport& command) {
+  const fs::path out = o.outDir;
+  if (!o.command.empty()) {
+    settings.source = "command";
+    command.commandLine = support::shellLine(o.command);
+    if (o.liveOnly) {
+      intro = "live runs of " + command.commandLine;
+      return;
+    }
+    const std::string trace = recordCommand(o);
+    std::string why;
+    traces = pickProcesses(o, trace, "recorded from: " + command.commandLine,
+                           support::resolveCommand(o.command[0], why), command);
+    intro = "the trace of " + command.commandLine;
+    if (traces.size() > 1) intro += " (" + std::to_string(traces.size()) + " processes)";
+  } else if (o.traces.size() == 1 && !childTraces(o.traces[0]).empty()) {
+    settings.source = "traces";
+    traces = pickProcesses(o, o.traces[0], "", "", command);
+    intro = o.traces[0] + " and the traces of its child processes (" +
+            std::to_string(traces.size()) + " compared)";
+  } else if (!o.traces.empty()) {
+    settings.source = "traces";
+    for (const std::string& t : o.traces) {
+      std::string name = fileSafe(fs::path(t).stem().string());
+      // Two traces with the same file name get distinct output names.
+      for (int k = 2; std::any_of(traces.begin(), traces.end(),
+                                  [&](const TraceReport& r) { return r.name == name; }); ++k)
+        name = fileSafe(fs::path(t).stem().string()) + "-" + std::to_string(k);
+      TraceReport r;
+      r.name = name;
+      r.path = t;
+      r.stats = tracetools::computeStats(t);
+      traces.push_back(std::move(r));
+    }
+    intro = std::to_string(traces.size()) + (traces.size() == 1 ? " trace" : " traces");
+  } else {
+    settings.source = "workloads";
+    std::error_code ec;
+    fs::create_directories(out / "traces", ec);
+    if (ec) throw std::runtime_error("cannot create " + (out / "traces").string() + ": " + ec.message());
+    const auto workloads = tracetools::bundledWorkloads();
+    char sizeText[32];
+    std::snprintf(sizeText, sizeof sizeText, "%g", o.size);
+    std::fprintf(stderr, "strata compare: generating %zu bundled workloads (size %s, seed %llu) "
+                 "into %s\n", workloads.size(), sizeText, static_cast<unsigned long long>(o.seed),
+                 (out / "traces").c_str());
+    for (const tracetools::WorkloadInfo& w : workloads) {
+      const std::string path = (out / "traces" / (std::string(w.name) + ".trace")).string();
+      tracetools::generateWorkload(w.name, o.seed, o.size, path);
+      TraceReport r;
+      r.name = std::string(w.name);
+      r.path = path;
+      r.description = std::string(w.description);
+      r.stats = tracetools::computeStats(path);
+      traces.push_back(std::move(r));
+    }
+    intro = std::to_string(traces.size()) + " bundled workloads (size " + sizeText + ", seed " +
+            std::to_string(o.seed) + ")";
+  }
+  // A trace without objects cannot be compared; said before any replay starts.
+  for (TraceReport& t : traces) {
+    if (t.stats.totalObjects == 0)
+      throw std::runtime_error(t.path + ": no object is allocated in this trace (the program "
+                               "made no malloc or new calls the recorder saw): nothing to compare");
+    t.statsFile = t.name + "-stats.json";
+    writeFile(out / t.statsFile, tracetools::toJson(t.stats));
+  }
+}
+
+}  // namespace strata::cli::compare

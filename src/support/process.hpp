@@ -1,0 +1,65 @@
+// Running a child process and measuring it, shared by `strata compare` (live runs, recording,
+// plots), `strata record` and the benchmarks: spawn with an environment and a preloaded
+// library, stdin from a file, stdout captured to a file or a string, wait4 for the resource
+// usage, and the exit status or signal in words.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace strata::support {
+
+// What to run and how.
+struct ChildSpec {
+  std::vector<std::string> argv;  // argv[0] is searched in PATH when it holds no slash
+  // The environment: when `env` is set, exactly these NAME=VALUE entries; otherwise this
+  // process's environment. Then `unset` names are removed and `set` entries replace or add.
+  std::optional<std::vector<std::string>> env;
+  std::vector<std::string> unset;
+  std::vector<std::string> set;
+  std::string preload;                  // a library put in front of LD_PRELOAD; empty: none
+  std::string stdinPath = "/dev/null";  // empty: inherit
+  std::string stdoutPath;               // a file that receives stdout; empty: see below
+  bool captureStdout = false;           // stdout into ProcessResult::out (when no stdoutPath)
+  std::string stderrPath;               // a file that receives stderr; empty: inherit (or quiet)
+  bool quiet = false;                   // stdout (unless captured) and stderr to /dev/null
+};
+
+// What the run gave.
+struct ProcessResult {
+  bool started = false;
+  int startErrno = 0;         // why exec failed (ENOENT: not found), when !started
+  int exitCode = -1;          // when it exited
+  int signal = 0;             // when a signal ended it
+  double wallSeconds = 0;
+  double userSeconds = 0;     // from wait4's rusage: the child and its waited-for descendants
+  double systemSeconds = 0;
+  std::uint64_t maxRssBytes = 0;  // ru_maxrss: the largest of those processes' peak RSS
+  std::string out;            // stdout when captureStdout
+  double cpuSeconds() const { return userSeconds + systemSeconds; }
+  bool succeeded() const { return started && signal == 0 && exitCode == 0; }
+  // The shell's convention: the exit code, 128 + signal, 127 not found, 126 not executable.
+  int shellStatus() const;
+};
+
+// Runs the child and waits for it. Never throws; a child that could not start has
+// started == false and startErrno set.
+ProcessResult runChild(const ChildSpec& spec);
+
+// "exit 0", "exit 3", "signal 11 (SIGSEGV)", "not found", "cannot execute: Permission denied".
+std::string describeStatus(const ProcessResult& r);
+
+// "SIGSEGV" for 11 (the number as text when it has no name).
+std::string signalName(int signal);
+
+// Where `command` runs from: itself when it holds a slash, else the first executable match
+// in PATH. Returns empty and sets `why` ("command not found", "Permission denied", "is a
+// directory") when it cannot run.
+std::string resolveCommand(const std::string& command, std::string& why);
+
+// `args` joined by spaces, each holding a space or a shell character single-quoted, so the
+// line can be pasted back into a shell.
+std::string shellLine(const std::vector<std::string>& args);
+
+}  // namespace strata::support
