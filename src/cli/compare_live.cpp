@@ -51,6 +51,7 @@ void runLive(const Options& o, const std::vector<registry::Location>& where, Liv
       spec.argv = o.command;
       spec.preload = where[a].path;  // empty for glibc
       spec.stdoutPath = (dir / (fileSafe(name) + ".run" + std::to_string(round + 1) + ".stdout")).string();
+      spec.ownPeakRss = true;  // the command's own peak RSS, not this process's size
       outputs[a].push_back(spec.stdoutPath);
       results[a].push_back(support::runChild(spec));
     }

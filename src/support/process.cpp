@@ -149,6 +149,44 @@ std::string shellLine(const std::vector<std::string>& args) {
   return line;
 }
 
+std::string measuringLauncher() {
+  const char* env = std::getenv("STRATA_EXEC");
+  std::string path;
+  if (env != nullptr && env[0] != '\0') {
+    path = env;
+  } else {
+    char buf[4096];
+    const ssize_t len = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (len <= 0) return {};
+    std::string self(buf, static_cast<std::size_t>(len));
+    path = self.substr(0, self.rfind('/') + 1) + "strata-exec";
+  }
+  return ::access(path.c_str(), X_OK) == 0 ? path : std::string();
+}
+
+namespace {
+
+// Parses strata-exec's report line into r; false when malformed.
+bool parseLauncherReport(const std::string& line, ProcessResult& r) {
+  int started = 0, err = 0, code = -1, sig = 0;
+  long maxRssKib = 0;
+  long long utime = 0, stime = 0;
+  if (std::sscanf(line.c_str(), "%d %d %d %d %ld %lld %lld", &started, &err, &code, &sig,
+                  &maxRssKib, &utime, &stime) != 7)
+    return false;
+  r.started = started != 0;
+  r.startErrno = r.started ? 0 : err;
+  if (sig != 0) r.signal = sig;
+  else r.exitCode = code;
+  r.userSeconds = static_cast<double>(utime) * 1e-6;
+  r.systemSeconds = static_cast<double>(stime) * 1e-6;
+  r.maxRssBytes = static_cast<std::uint64_t>(maxRssKib) * 1024;
+  r.ownPeakRss = true;
+  return true;
+}
+
+}  // namespace
+
 ProcessResult runChild(const ChildSpec& spec) {
   ProcessResult r;
   if (spec.argv.empty()) {
@@ -162,9 +200,22 @@ ProcessResult runChild(const ChildSpec& spec) {
     return r;
   }
   std::vector<std::string> env = buildEnvironment(spec);
+  // With a launcher: strata-exec REPORT-FD PROGRAM ARGV..., the report through a pipe.
+  const std::string launcher = spec.ownPeakRss ? measuringLauncher() : std::string();
+  int reportPipe[2] = {-1, -1};
+  if (!launcher.empty() && ::pipe2(reportPipe, O_CLOEXEC) != 0) {
+    r.startErrno = errno;
+    return r;
+  }
+  std::vector<std::string> launchArgs;
+  if (!launcher.empty())
+    launchArgs = {launcher, std::to_string(reportPipe[1]), program};
   std::vector<char*> argv, envp;
-  for (const std::string& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  for (const std::string& a : launchArgs) argv.push_back(const_cast<char*>(a.c_str()));
+  for (std::size_t i = 0; i < spec.argv.size(); ++i)
+    argv.push_back(const_cast<char*>(spec.argv[i].c_str()));
   argv.push_back(nullptr);
+  const std::string& image = launcher.empty() ? program : launcher;
   for (const std::string& e : env) envp.push_back(const_cast<char*>(e.c_str()));
   envp.push_back(nullptr);
 
@@ -186,7 +237,7 @@ ProcessResult runChild(const ChildSpec& spec) {
   const pid_t pid = ::fork();
   if (pid < 0) {
     r.startErrno = errno;
-    for (const int fd : {errPipe[0], errPipe[1], outPipe[0], outPipe[1]})
+    for (const int fd : {errPipe[0], errPipe[1], outPipe[0], outPipe[1], reportPipe[0], reportPipe[1]})
       if (fd >= 0) ::close(fd);
     return r;
   }
@@ -204,8 +255,9 @@ ProcessResult runChild(const ChildSpec& spec) {
       if (spec.stdoutPath.empty() && !pipeOut) redirect(STDOUT_FILENO, "/dev/null", O_WRONLY);
       if (spec.stderrPath.empty()) redirect(STDERR_FILENO, "/dev/null", O_WRONLY);
     }
+    if (err == 0 && reportPipe[1] >= 0) ::fcntl(reportPipe[1], F_SETFD, 0);  // strata-exec's
     if (err == 0) {
-      ::execve(program.c_str(), argv.data(), envp.data());
+      ::execve(image.c_str(), argv.data(), envp.data());
       err = errno;
     }
     const ssize_t ignored = ::write(errPipe[1], &err, sizeof err);
@@ -213,6 +265,7 @@ ProcessResult runChild(const ChildSpec& spec) {
     ::_exit(127);
   }
   ::close(errPipe[1]);
+  if (reportPipe[1] >= 0) ::close(reportPipe[1]);
   if (pipeOut) {
     ::close(outPipe[1]);
     char buf[65536];
@@ -235,8 +288,28 @@ ProcessResult runChild(const ChildSpec& spec) {
   while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
   }
   r.wallSeconds = now() - start;
+  std::string report;
+  if (reportPipe[0] >= 0) {
+    char buf[256];
+    for (ssize_t n; (n = ::read(reportPipe[0], buf, sizeof buf)) != 0;) {
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        break;
+      }
+      report.append(buf, static_cast<std::size_t>(n));
+    }
+    ::close(reportPipe[0]);
+  }
   if (got == static_cast<ssize_t>(sizeof execErr)) {
     r.startErrno = execErr;
+    return r;
+  }
+  if (!launcher.empty()) {
+    // strata-exec reports the command; without a report it failed itself (exit 125).
+    if (!parseLauncherReport(report, r)) {
+      r.started = false;
+      r.startErrno = EIO;
+    }
     return r;
   }
   r.started = true;

@@ -24,6 +24,11 @@ struct ChildSpec {
   bool captureStdout = false;           // stdout into ProcessResult::out (when no stdoutPath)
   std::string stderrPath;               // a file that receives stderr; empty: inherit (or quiet)
   bool quiet = false;                   // stdout (unless captured) and stderr to /dev/null
+  // Start the command from strata-exec (exec_measured.c), a tiny static process, so that its
+  // peak RSS is its own: a child forked from this process would otherwise start with this
+  // process's resident size counted. Falls back to a plain fork when strata-exec is missing
+  // ($STRATA_EXEC, else beside the running executable); ProcessResult::ownPeakRss says which.
+  bool ownPeakRss = false;
 };
 
 // What the run gave.
@@ -37,6 +42,7 @@ struct ProcessResult {
   double systemSeconds = 0;
   std::uint64_t maxRssBytes = 0;  // ru_maxrss: the largest of those processes' peak RSS
   std::string out;            // stdout when captureStdout
+  bool ownPeakRss = false;    // maxRssBytes was measured from strata-exec (ChildSpec)
   double cpuSeconds() const { return userSeconds + systemSeconds; }
   bool succeeded() const { return started && signal == 0 && exitCode == 0; }
   // The shell's convention: the exit code, 128 + signal, 127 not found, 126 not executable.
@@ -46,6 +52,10 @@ struct ProcessResult {
 // Runs the child and waits for it. Never throws; a child that could not start has
 // started == false and startErrno set.
 ProcessResult runChild(const ChildSpec& spec);
+
+// Where strata-exec is: $STRATA_EXEC, else beside the running executable; empty when it is
+// not there.
+std::string measuringLauncher();
 
 // "exit 0", "exit 3", "signal 11 (SIGSEGV)", "not found", "cannot execute: Permission denied".
 std::string describeStatus(const ProcessResult& r);

@@ -119,6 +119,41 @@ TEST(SupportProcess, SignalNotFoundCaptureAndPreload) {
   EXPECT_EQ(e.out, "/nonexistent-a.so:/nonexistent-b.so");
 }
 
+// A child forked from a large process reports that process's resident size as its own peak
+// (Linux keeps the peak across fork and exec); started from strata-exec it reports its own.
+TEST(SupportProcess, OwnPeakRssIsTheCommandsNotTheParents) {
+  ::setenv("STRATA_EXEC", STRATA_EXEC_PATH, 1);
+  ASSERT_EQ(measuringLauncher(), STRATA_EXEC_PATH);
+  constexpr std::size_t kBig = 96u << 20;
+  std::vector<unsigned char> ballast(kBig, 1);  // resident in this process
+  ChildSpec spec;
+  spec.argv = {"sh", "-c", "exit 5"};
+  const ProcessResult plain = runChild(spec);
+  spec.ownPeakRss = true;
+  const ProcessResult own = runChild(spec);
+  EXPECT_GT(ballast[kBig - 1] + ballast[0], 0);
+  ASSERT_TRUE(plain.started);
+  ASSERT_TRUE(own.started) << describeStatus(own);
+  EXPECT_TRUE(own.ownPeakRss);
+  EXPECT_FALSE(plain.ownPeakRss);
+  EXPECT_EQ(own.exitCode, 5);
+  EXPECT_GE(plain.maxRssBytes, kBig) << "the inherited peak this launcher exists to avoid";
+  EXPECT_LT(own.maxRssBytes, std::uint64_t{16} << 20);
+  EXPECT_GT(own.maxRssBytes, 0u);
+
+  // Signals, a command that cannot start, and argv[0] pass through the launcher unchanged.
+  ChildSpec crash;
+  crash.argv = {"sh", "-c", "kill -SEGV $$"};
+  crash.ownPeakRss = true;
+  EXPECT_EQ(runChild(crash).signal, SIGSEGV);
+  ChildSpec name;
+  name.argv = {"sh", "-c", "printf %s \"$0\""};
+  name.captureStdout = true;
+  name.ownPeakRss = true;
+  EXPECT_EQ(runChild(name).out, "sh");
+  ::unsetenv("STRATA_EXEC");
+}
+
 TEST(SupportProc, ReadsThisProcess) {
   EXPECT_FALSE(selfExe().empty());
   EXPECT_EQ(selfExe(), procExe(static_cast<int>(::getpid())));
