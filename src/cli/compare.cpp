@@ -562,8 +562,8 @@ int runCompare(std::span<char* const> args) {
                                              std::to_string(round + 1) + ".csv")).string();
           r.seriesFiles.push_back(ro.seriesPath);
           r.results.push_back(replay::runReplay(ro, dirs));
-          const std::string& status = r.results.back().status;
-          if (status != "ok" && status != "heap-limit") {
+          const replay::ReplayStatus status = r.results.back().status;
+          if (status != replay::ReplayStatus::Ok && status != replay::ReplayStatus::HeapLimit) {
             r.failed = true;
             progress.skip(o.runs - round - 1);
           }
@@ -580,7 +580,7 @@ int runCompare(std::span<char* const> args) {
         AllocatorRow row;
         row.allocator = name;
         row.median.allocator = name;
-        row.median.status = "unavailable";
+        row.median.status = replay::ReplayStatus::Unavailable;
         row.median.detail = howToGet(*runs[a].where);
         trace.rows.push_back(row);
         continue;

@@ -93,10 +93,10 @@ std::string jsonString(const std::string& s) {
 void computeRatios(TraceReport& trace) {
   double fastest = 0;
   for (const AllocatorRow& r : trace.rows)
-    if (r.median.status == "ok" && (fastest == 0 || r.median.wallSeconds < fastest))
+    if (r.median.status == replay::ReplayStatus::Ok && (fastest == 0 || r.median.wallSeconds < fastest))
       fastest = r.median.wallSeconds;
   for (AllocatorRow& r : trace.rows)
-    r.ratio = (r.median.status == "ok" && fastest > 0) ? r.median.wallSeconds / fastest : 0;
+    r.ratio = (r.median.status == replay::ReplayStatus::Ok && fastest > 0) ? r.median.wallSeconds / fastest : 0;
 }
 
 std::string formatTable(const TraceReport& trace) {
@@ -129,9 +129,9 @@ std::string formatTable(const TraceReport& trace) {
                        r.ratio > 0 ? format("%.2fx", r.ratio) : "-",
                        format(mibFormat, static_cast<double>(m.peakHeapBytes) / kMiB),
                        format(mibFormat, static_cast<double>(m.peakLiveBytes) / kMiB),
-                       format("%.1f", m.fragmentationPercent), m.status});
+                       format("%.1f", m.fragmentationPercent), replay::statusName(m.status)});
     } else {
-      cells.push_back({r.allocator, "-", "-", "-", "-", "-", m.status});
+      cells.push_back({r.allocator, "-", "-", "-", "-", "-", replay::statusName(m.status)});
     }
   }
   std::vector<std::size_t> width(head.size());
@@ -155,7 +155,7 @@ std::string formatTable(const TraceReport& trace) {
   const AllocatorRow* fastest = nullptr;
   const AllocatorRow* smallest = nullptr;
   for (const AllocatorRow& r : trace.rows) {
-    if (r.median.status != "ok") continue;
+    if (r.median.status != replay::ReplayStatus::Ok) continue;
     if (fastest == nullptr || r.median.wallSeconds < fastest->median.wallSeconds) fastest = &r;
     if (smallest == nullptr || r.median.peakHeapBytes < smallest->median.peakHeapBytes)
       smallest = &r;
@@ -166,8 +166,8 @@ std::string formatTable(const TraceReport& trace) {
            mib(smallest->median.peakHeapBytes) + " MiB, " +
            format("%.1f", smallest->median.fragmentationPercent) + "% over peak live)\n";
   for (const AllocatorRow& r : trace.rows) {
-    if (r.median.status == "ok" || r.median.detail.empty()) continue;
-    out += "   " + r.allocator + " " + r.median.status + ": " + r.median.detail + "\n";
+    if (r.median.status == replay::ReplayStatus::Ok || r.median.detail.empty()) continue;
+    out += "   " + r.allocator + " " + replay::statusName(r.median.status) + ": " + r.median.detail + "\n";
   }
   return out;
 }
@@ -210,7 +210,7 @@ std::string resultsJson(const CompareSettings& settings, const std::vector<Trace
       const replay::ReplayResult& m = r.median;
       j += i == 0 ? "\n" : ",\n";
       j += "        {\"allocator\": " + jsonString(r.allocator) +
-           ", \"status\": " + jsonString(m.status) + ", \"detail\": " + jsonString(m.detail) +
+           ", \"status\": " + jsonString(replay::statusName(m.status)) + ", \"detail\": " + jsonString(m.detail) +
            ", \"library\": " + jsonString(m.library) +
            ",\n         \"time_ms\": " + jsonNumber(m.wallSeconds * 1000.0) +
            ", \"cpu_ms\": " + jsonNumber(m.cpuSeconds * 1000.0) +

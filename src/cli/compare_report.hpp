@@ -21,9 +21,11 @@ struct AllocatorRow {
   double ratio = 0;               // median wall time / fastest ok median; 0 when not ok
   std::string seriesFile;         // relative to the output directory; empty when none
   // True when the allocator ran the trace to its end or to the heap limit.
-  bool finished() const { return median.status == "ok" || median.status == "heap-limit"; }
+  bool finished() const {
+    return median.status == replay::ReplayStatus::Ok || median.status == replay::ReplayStatus::HeapLimit;
+  }
   // True when a replay was attempted and failed (crashed, error, out-of-memory).
-  bool failed() const { return !finished() && median.status != "unavailable"; }
+  bool failed() const { return !finished() && median.status != replay::ReplayStatus::Unavailable; }
 };
 
 // One trace: where it came from, its statistics, and a row per allocator.

@@ -393,7 +393,7 @@ template <class Source>
 ReplayResult replayWith(Source src, const trace::TraceTotals& totals, const EngineOptions& opt) {
   ReplayResult res;
   if (totals.objects > kMaxReplayObjects) {
-    res.status = kTraceErrorStatus;
+    res.status = ReplayStatus::TraceError;
     res.detail = "the trace has " + std::to_string(totals.objects) + " objects, more than the " +
                  std::to_string(kMaxReplayObjects) + " replay supports";
     return res;
@@ -422,8 +422,8 @@ ReplayResult replayWith(Source src, const trace::TraceTotals& totals, const Engi
   std::vector<ThreadCounts> counts(threads);
   const RunFn run = threaded ? pickLoop<true>(opt) : pickLoop<false>(opt);
 
-  auto finish = [&](std::string status, std::string detail) {
-    res.status = std::move(status);
+  auto finish = [&](ReplayStatus status, std::string detail) {
+    res.status = status;
     res.detail = std::move(detail);
     const PlanCounts& pc = decoder.counts();
     res.events = pc.events;
@@ -434,11 +434,11 @@ ReplayResult replayWith(Source src, const trace::TraceTotals& totals, const Engi
       res.failedAllocations += c.failedAllocations;
       res.verifyErrors += c.verifyErrors;
     }
-    if (res.status == "ok" && res.failedAllocations != 0)
+    if (res.status == ReplayStatus::Ok && res.failedAllocations != 0)
       res.detail = std::to_string(res.failedAllocations) +
                    " allocations returned null; later operations on those objects were skipped";
-    if (res.status == "ok" && res.verifyErrors != 0) {
-      res.status = "error";
+    if (res.status == ReplayStatus::Ok && res.verifyErrors != 0) {
+      res.status = ReplayStatus::Error;
       res.detail = std::to_string(res.verifyErrors) +
                    " objects did not hold what was written into them (or were misaligned)";
     }
@@ -450,7 +450,7 @@ ReplayResult replayWith(Source src, const trace::TraceTotals& totals, const Engi
   };
 
   bool have = decoder.decodeWindow(w, window, byteBudget);
-  if (decoder.failed()) return finish(kTraceErrorStatus, decoder.errorMessage());
+  if (decoder.failed()) return finish(ReplayStatus::TraceError, decoder.errorMessage());
 
   // Worker threads 1..threads-1; the calling thread is replay thread 0.
   std::barrier<> sync(static_cast<std::ptrdiff_t>(threads));
@@ -475,7 +475,8 @@ ReplayResult replayWith(Source src, const trace::TraceTotals& totals, const Engi
   if (opt.collectSeries) res.series.push_back(ReplaySample{0, 0, 0, 0});
 
   double wall = 0, cpu = 0;
-  std::string status = "ok", detail;
+  ReplayStatus status = ReplayStatus::Ok;
+  std::string detail;
   while (have) {
     const double c0 = cpuNow();
     const auto t0 = std::chrono::steady_clock::now();
@@ -495,7 +496,7 @@ ReplayResult replayWith(Source src, const trace::TraceTotals& totals, const Engi
     res.peakHeapBytes = std::max(res.peakHeapBytes, heap);
     if (opt.collectSeries) res.series.push_back(ReplaySample{wall, w.endEvent, heap, w.liveBytesAtEnd});
     if (opt.heapLimit != 0 && heap > opt.heapLimit) {
-      status = "heap-limit";
+      status = ReplayStatus::HeapLimit;
       detail = "the heap reached " + std::to_string(heap) + " bytes, over the limit of " +
                std::to_string(opt.heapLimit) + ", after " + std::to_string(w.endEvent) + " events";
       break;
@@ -508,7 +509,7 @@ ReplayResult replayWith(Source src, const trace::TraceTotals& totals, const Engi
 
   res.wallSeconds = wall;
   res.cpuSeconds = cpu;
-  if (status == "ok") {
+  if (status == ReplayStatus::Ok) {
     const std::uint64_t hwm = statusField("VmHWM:");
     if (hwm > baselineRss) res.peakHeapBytes = std::max(res.peakHeapBytes, hwm - baselineRss);
   }
@@ -525,7 +526,7 @@ ReplayResult replayWith(Source src, const trace::TraceTotals& totals, const Engi
     Loop<NonePolicy, false, false, false>::run(first, last, tab, sizes, ignored);
   else
     Loop<SystemPolicy, false, false, false>::run(first, last, tab, sizes, ignored);
-  if (decoder.failed()) return finish(kTraceErrorStatus, decoder.errorMessage());
+  if (decoder.failed()) return finish(ReplayStatus::TraceError, decoder.errorMessage());
   return finish(status, detail);
 }
 
@@ -534,7 +535,7 @@ ReplayResult replayWith(Source src, const trace::TraceTotals& totals, const Engi
 ReplayResult replayFile(const std::string& path, const EngineOptions& options) {
   auto fail = [](std::string detail) {
     ReplayResult r;
-    r.status = kTraceErrorStatus;
+    r.status = ReplayStatus::TraceError;
     r.detail = std::move(detail);
     return r;
   };
@@ -574,7 +575,7 @@ ReplayResult replayMemory(const unsigned char* data, std::size_t size, const Eng
     totals = countingPass(trace::MemorySource{data, size}, error);
     if (!error.empty()) {
       ReplayResult r;
-      r.status = kTraceErrorStatus;
+      r.status = ReplayStatus::TraceError;
       r.detail = error;
       return r;
     }

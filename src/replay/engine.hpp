@@ -32,12 +32,9 @@ struct EngineOptions {
 // At most this many replay threads; recorded thread t replays on thread t % threads.
 inline constexpr unsigned kMaxReplayThreads = 64;
 
-// Status the engine uses for an unreadable trace ("trace-error"; detail = the reader's
-// message, with the byte offset). runReplay turns it into an exception.
-inline constexpr const char* kTraceErrorStatus = "trace-error";
-
 // Replays the trace file at path. Never throws for a bad trace: status says what happened
-// ("ok", "heap-limit", "error" for verify mismatches, kTraceErrorStatus).
+// (Ok, HeapLimit, Error for verify mismatches, TraceError for an unreadable trace with the
+// reader's message and byte offset in detail; runReplay turns that into an exception).
 ReplayResult replayFile(const std::string& path, const EngineOptions& options);
 
 // The same for a trace held in memory.

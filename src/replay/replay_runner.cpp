@@ -150,10 +150,29 @@ constexpr Figure kFigures[] = {
 std::string figureText(const ReplayResult& r, const Figure& f) {
   if (f.count != nullptr) return std::to_string(r.*f.count);
   if (f.real != nullptr) return number(r.*f.real);
-  return r.status == "heap-limit" ? "true" : "false";
+  return r.status == ReplayStatus::HeapLimit ? "true" : "false";
 }
 
 }  // namespace
+
+namespace {
+constexpr const char* kStatusNames[] = {"ok",          "heap-limit", "out-of-memory", "crashed",
+                                        "unavailable", "error",      "trace-error"};
+}  // namespace
+
+const char* statusName(ReplayStatus s) noexcept {
+  const auto i = static_cast<std::size_t>(s);
+  return i < std::size(kStatusNames) ? kStatusNames[i] : "error";
+}
+
+bool parseStatus(std::string_view text, ReplayStatus& out) noexcept {
+  for (std::size_t i = 0; i < std::size(kStatusNames); ++i)
+    if (text == kStatusNames[i]) {
+      out = static_cast<ReplayStatus>(i);
+      return true;
+    }
+  return false;
+}
 
 std::string toKeyValues(const ReplayResult& r) {
   std::string s;
@@ -163,7 +182,7 @@ std::string toKeyValues(const ReplayResult& r) {
     for (const char c : v) s += (c == '\n' ? ' ' : c);
     s += '\n';
   };
-  line("status", r.status);
+  line("status", statusName(r.status));
   line("detail", r.detail);
   for (const Figure& f : kFigures)
     if (f.count != nullptr || f.real != nullptr) line(f.key, figureText(r, f));
@@ -191,7 +210,7 @@ bool fromKeyValues(const std::string& text, ReplayResult& r) {
     };
     bool ok = true;
     if (k == "status") {
-      r.status = v;
+      ok = parseStatus(v, r.status);
       sawStatus = true;
     } else if (k == "detail") {
       r.detail = v;
@@ -255,7 +274,7 @@ ReplayResult runReplay(const ReplayOptions& options, const cli::SearchDirs& dirs
   const bool none = options.allocator == "none";
   const cli::AllocatorInfo* info = none ? nullptr : cli::findAllocator(options.allocator);
   if (!none && info == nullptr) {
-    res.status = "unavailable";
+    res.status = ReplayStatus::Unavailable;
     res.detail = "unknown allocator '" + options.allocator + "'; known allocators: " +
                  cli::knownAllocatorNames();
     return res;
@@ -266,7 +285,7 @@ ReplayResult runReplay(const ReplayOptions& options, const cli::SearchDirs& dirs
   if (info != nullptr && info->origin != cli::Origin::System) {
     const cli::Location where = cli::locate(*info, dirs);
     if (!where.available) {
-      res.status = "unavailable";
+      res.status = ReplayStatus::Unavailable;
       res.detail = cli::howToGet(where);
       return res;
     }
@@ -275,7 +294,7 @@ ReplayResult runReplay(const ReplayOptions& options, const cli::SearchDirs& dirs
   }
   const std::string replayer = replayerPath();
   if (::access(replayer.c_str(), X_OK) != 0) {
-    res.status = "error";
+    res.status = ReplayStatus::Error;
     res.detail = "the replay program " + replayer +
                  " is missing; build the CMake target strata_replayer (or set STRATA_REPLAYER)";
     return res;
@@ -304,7 +323,7 @@ ReplayResult runReplay(const ReplayOptions& options, const cli::SearchDirs& dirs
   const int spawnErr = ::posix_spawn(&pid, replayer.c_str(), nullptr, nullptr, argv.data(), envp.data());
   if (spawnErr != 0) {
     ::unlink(resultPath.c_str());
-    res.status = "error";
+    res.status = ReplayStatus::Error;
     res.detail = "cannot start " + replayer + ": " + std::strerror(spawnErr);
     return res;
   }
@@ -316,12 +335,12 @@ ReplayResult runReplay(const ReplayOptions& options, const cli::SearchDirs& dirs
   ::unlink(resultPath.c_str());
 
   if (WIFSIGNALED(wstatus)) {
-    res.status = "crashed";
+    res.status = ReplayStatus::Crashed;
     res.detail = "the replay was killed by " + signalName(WTERMSIG(wstatus));
     return res;
   }
   if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0 || !haveResult) {
-    res.status = "error";
+    res.status = ReplayStatus::Error;
     res.detail = "strata-replayer exited with status " +
                  std::to_string(WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1) +
                  (haveResult ? "" : " and wrote no result");
@@ -329,18 +348,18 @@ ReplayResult runReplay(const ReplayOptions& options, const cli::SearchDirs& dirs
   }
   ReplayResult child;
   if (!fromKeyValues(text, child)) {
-    res.status = "error";
+    res.status = ReplayStatus::Error;
     res.detail = "strata-replayer wrote a malformed result";
     return res;
   }
-  if (child.status == kTraceErrorStatus)
+  if (child.status == ReplayStatus::TraceError)
     throw std::runtime_error(options.tracePath + ": " + child.detail);
   child.allocator = res.allocator;
   child.library = res.library;
   if (!options.seriesPath.empty()) {
     std::string csv;
     if (!readTextFile(options.seriesPath, csv) || !parseSeriesCsv(csv, child.series)) {
-      child.status = "error";
+      child.status = ReplayStatus::Error;
       child.detail = "cannot read the series " + options.seriesPath;
     }
   }
@@ -358,7 +377,7 @@ std::string toJson(const ReplayResult& r) {
   };
   field("allocator", jsonString(r.allocator));
   field("library", jsonString(r.library));
-  field("status", jsonString(r.status));
+  field("status", jsonString(statusName(r.status)));
   field("detail", jsonString(r.detail));
   for (const Figure& f : kFigures) field(f.key, figureText(r, f), &f == std::end(kFigures) - 1);
   return s + "}";

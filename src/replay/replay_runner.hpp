@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "allocator_registry.hpp"
@@ -30,11 +31,29 @@ struct ReplaySample {
   std::uint64_t liveBytes = 0;  // live bytes at this point
 };
 
+// How a replay ended. statusName() gives the text used at the edges (JSON, the result file,
+// tables); code compares the enum.
+enum class ReplayStatus {
+  Ok,           // "ok"
+  HeapLimit,    // "heap-limit": the heap passed ReplayOptions::heapLimit; the run stopped
+  OutOfMemory,  // "out-of-memory"
+  Crashed,      // "crashed": the replayer died of a signal
+  Unavailable,  // "unavailable": the allocator's library is not on this machine
+  Error,        // "error": verify mismatches, the replayer failed
+  TraceError,   // "trace-error": the trace cannot be read (runReplay throws instead)
+};
+
+// "ok", "heap-limit", "out-of-memory", "crashed", "unavailable", "error", "trace-error".
+const char* statusName(ReplayStatus s) noexcept;
+
+// The status named by text (statusName's inverse); false when the text names none.
+bool parseStatus(std::string_view text, ReplayStatus& out) noexcept;
+
 // What one replay measured.
 struct ReplayResult {
   std::string allocator;
   std::string library;             // the preloaded library; empty for glibc and none
-  std::string status;              // "ok", "heap-limit", "out-of-memory", "crashed", "unavailable", "error"
+  ReplayStatus status = ReplayStatus::Ok;
   std::string detail;              // for any status but ok: one sentence (signal, package to install...)
   std::uint64_t events = 0;        // events replayed
   std::uint64_t objects = 0;       // objects created

@@ -286,7 +286,7 @@ TEST(ReplayEngine, RandomTracesKeepContentsOnTheProcessMalloc) {
     o.threads = 1;
     o.windowEvents = 3000;
     const ReplayResult r = replayMemory(t.bytes.data(), t.bytes.size(), o);
-    EXPECT_EQ(r.status, "ok") << r.detail;
+    EXPECT_EQ(r.status, ReplayStatus::Ok) << r.detail;
     EXPECT_EQ(r.verifyErrors, 0u);
     EXPECT_EQ(r.failedAllocations, 0u);
     EXPECT_EQ(r.events, t.events);
@@ -309,7 +309,7 @@ TEST(ReplayEngine, ThreadedReplayMatchesSingleThreadReplay) {
   o.threads = 1;
   const ReplayResult s = replayMemory(t.bytes.data(), t.bytes.size(), o);
   for (const ReplayResult* r : {&a, &a2, &s}) {
-    EXPECT_EQ(r->status, "ok") << r->detail;
+    EXPECT_EQ(r->status, ReplayStatus::Ok) << r->detail;
     EXPECT_EQ(r->verifyErrors, 0u);
     EXPECT_EQ(r->events, t.events);
     EXPECT_EQ(r->objects, s.objects);
@@ -331,7 +331,7 @@ TEST(ReplayEngine, TraceWithoutTrailerAndTheNoneAllocator) {
   EngineOptions o;
   o.allocator = EngineAllocator::None;
   const ReplayResult r = replayMemory(t.bytes.data(), t.bytes.size(), o);
-  EXPECT_EQ(r.status, "ok") << r.detail;
+  EXPECT_EQ(r.status, ReplayStatus::Ok) << r.detail;
   EXPECT_EQ(r.events, t.events);
   EXPECT_EQ(r.peakLiveBytes, t.peakLive);
   EXPECT_EQ(r.threads, 2u);
@@ -345,7 +345,7 @@ TEST(ReplayEngine, HeapLimitStopsTheRun) {
   o.threads = 1;
   o.heapLimit = 4 << 20;
   const ReplayResult r = replayMemory(t.data(), t.size(), o);
-  EXPECT_EQ(r.status, "heap-limit") << r.detail;
+  EXPECT_EQ(r.status, ReplayStatus::HeapLimit) << r.detail;
   EXPECT_LT(r.events, 2048u);
   EXPECT_GT(r.peakHeapBytes, std::uint64_t{4} << 20);
   // The overshoot is bounded: a sample at least every limit/16 bytes allocated.
@@ -367,7 +367,7 @@ TEST(ReplayEngine, CorruptTracesReportTheByteOffset) {
   for (const auto& [what, bytes] : cases) {
     EngineOptions o;
     const ReplayResult r = replayMemory(bytes.data(), bytes.size(), o);
-    EXPECT_EQ(r.status, kTraceErrorStatus) << what;
+    EXPECT_EQ(r.status, ReplayStatus::TraceError) << what;
     EXPECT_NE(r.detail.find(what), std::string::npos) << r.detail;
     EXPECT_NE(r.detail.find("at byte offset"), std::string::npos) << r.detail;
   }
@@ -375,7 +375,7 @@ TEST(ReplayEngine, CorruptTracesReportTheByteOffset) {
 
 TEST(ReplayResultFile, KeyValuesAndSeriesRoundTrip) {
   ReplayResult r;
-  r.status = "heap-limit";
+  r.status = ReplayStatus::HeapLimit;
   r.detail = "over\nthe limit";
   r.events = 12;
   r.wallSeconds = 0.25;
@@ -383,7 +383,7 @@ TEST(ReplayResultFile, KeyValuesAndSeriesRoundTrip) {
   r.fragmentationPercent = -3.5;
   ReplayResult back;
   ASSERT_TRUE(fromKeyValues(toKeyValues(r), back));
-  EXPECT_EQ(back.status, "heap-limit");
+  EXPECT_EQ(back.status, ReplayStatus::HeapLimit);
   EXPECT_EQ(back.detail, "over the limit");
   EXPECT_EQ(back.events, 12u);
   EXPECT_EQ(back.wallSeconds, 0.25);
@@ -567,10 +567,10 @@ TEST(ReplayCli, VerifyCatchesOverlappingBlocks) {
     return r;
   };
   const ReplayResult broken = replay(STRATA_TEST_BROKEN_MALLOC);
-  EXPECT_EQ(broken.status, "error") << broken.detail;
+  EXPECT_EQ(broken.status, ReplayStatus::Error) << broken.detail;
   EXPECT_EQ(broken.verifyErrors, 1u);  // x's contents were overwritten by y's
   const ReplayResult good = replay("");
-  EXPECT_EQ(good.status, "ok") << good.detail;
+  EXPECT_EQ(good.status, ReplayStatus::Ok) << good.detail;
   EXPECT_EQ(good.verifyErrors, 0u);
 }
 
