@@ -101,13 +101,18 @@ void printResult(const std::string& file, const replay::ReplayResult& r) {
   std::printf("events              %llu (%llu objects, %llu failed in the trace)\n",
               static_cast<unsigned long long>(r.events), static_cast<unsigned long long>(r.objects),
               static_cast<unsigned long long>(r.failedEvents));
-  std::printf("threads             %llu replaying %llu recorded\n",
+  std::printf("threads             %llu replaying %llu recorded (%s)\n",
               static_cast<unsigned long long>(r.threads),
-              static_cast<unsigned long long>(r.recordedThreads));
+              static_cast<unsigned long long>(r.recordedThreads),
+              replay::threadModeText(r).c_str());
   std::printf("wall time           %.6f s\n", r.wallSeconds);
   std::printf("cpu time            %.6f s\n", r.cpuSeconds);
+  std::printf("allocator time      %.6f s%s\n", r.allocatorSeconds,
+              r.threadMode == "single" ? " (not measured on one thread)" : "");
   std::printf("peak heap           %s (%llu bytes)\n", humanBytes(r.peakHeapBytes).c_str(),
               static_cast<unsigned long long>(r.peakHeapBytes));
+  std::printf("start-up heap       %s (%llu bytes)\n", humanBytes(r.startupHeapBytes).c_str(),
+              static_cast<unsigned long long>(r.startupHeapBytes));
   std::printf("peak live           %s (%llu bytes)\n", humanBytes(r.peakLiveBytes).c_str(),
               static_cast<unsigned long long>(r.peakLiveBytes));
   std::printf("fragmentation       %.1f %%\n", r.fragmentationPercent);

@@ -22,6 +22,7 @@
 #include <stdexcept>
 
 #include "engine.hpp"
+#include "measure.hpp"
 #include "result_file.hpp"
 #include "strata/trace/reader.hpp"
 
@@ -134,10 +135,13 @@ constexpr Figure kFigures[] = {
     {"events", &ReplayResult::events, nullptr},
     {"objects", &ReplayResult::objects, nullptr},
     {"threads", &ReplayResult::threads, nullptr},
+    {"threads_started", &ReplayResult::threadsStarted, nullptr},
     {"recorded_threads", &ReplayResult::recordedThreads, nullptr},
     {"wall_seconds", nullptr, &ReplayResult::wallSeconds},
     {"cpu_seconds", nullptr, &ReplayResult::cpuSeconds},
+    {"allocator_seconds", nullptr, &ReplayResult::allocatorSeconds},
     {"peak_heap_bytes", &ReplayResult::peakHeapBytes, nullptr},
+    {"startup_heap_bytes", &ReplayResult::startupHeapBytes, nullptr},
     {"peak_live_bytes", &ReplayResult::peakLiveBytes, nullptr},
     {"fragmentation_percent", nullptr, &ReplayResult::fragmentationPercent},
     {"heap_limit_hit", nullptr, nullptr},
@@ -184,6 +188,7 @@ std::string toKeyValues(const ReplayResult& r) {
   };
   line("status", statusName(r.status));
   line("detail", r.detail);
+  line("thread_mode", r.threadMode);
   for (const Figure& f : kFigures)
     if (f.count != nullptr || f.real != nullptr) line(f.key, figureText(r, f));
   return s;
@@ -214,6 +219,8 @@ bool fromKeyValues(const std::string& text, ReplayResult& r) {
       sawStatus = true;
     } else if (k == "detail") {
       r.detail = v;
+    } else if (k == "thread_mode") {
+      r.threadMode = v;
     } else {
       for (const Figure& f : kFigures) {
         if (k != f.key) continue;
@@ -300,11 +307,24 @@ ReplayResult runReplay(const ReplayOptions& options, const cli::SearchDirs& dirs
     return res;
   }
 
+  // The heap baseline: the replayer without any allocator, measured once per process (it is
+  // the same for every replay). Unmeasurable: the replayer measures from its replay's start.
+  static std::uint64_t baseline = 0;
+  static bool haveBaseline = false;
+  if (!haveBaseline) {
+    std::string error;
+    haveBaseline = baselineFromChild(replayer, baseline, error);
+  }
+
   const std::string resultPath = makeTempFile();
   std::vector<std::string> args = {replayer, "--trace", options.tracePath, "--result", resultPath,
                                    "--allocator", none ? "none" : "system", "--threads",
                                    std::to_string(options.threads), "--heap-limit",
                                    std::to_string(options.heapLimit)};
+  if (haveBaseline) {
+    args.push_back("--baseline");
+    args.push_back(std::to_string(baseline));
+  }
   if (!options.writeObjects) args.push_back("--no-write");
   if (options.verify) args.push_back("--verify");
   if (!options.seriesPath.empty()) {
@@ -366,6 +386,18 @@ ReplayResult runReplay(const ReplayOptions& options, const cli::SearchDirs& dirs
   return child;
 }
 
+std::string threadModeText(const ReplayResult& r) {
+  if (r.threadMode == "lifecycle")
+    return "as recorded: " + std::to_string(r.threadsStarted) +
+           " threads started and ended where the program's were, at most " +
+           std::to_string(r.threads) + " at once";
+  if (r.threadMode == "pool")
+    return "fixed pool: recorded thread t on replay thread t % " + std::to_string(r.threads) +
+           ", the trace has no thread start and end events or --threads was given";
+  if (r.threadMode == "single") return "one thread, in trace order";
+  return r.threadMode;
+}
+
 std::string toJson(const ReplayResult& r) {
   std::string s = "{";
   auto field = [&](const char* k, const std::string& v, bool last = false) {
@@ -379,6 +411,7 @@ std::string toJson(const ReplayResult& r) {
   field("library", jsonString(r.library));
   field("status", jsonString(statusName(r.status)));
   field("detail", jsonString(r.detail));
+  field("thread_mode", jsonString(r.threadMode));
   for (const Figure& f : kFigures) field(f.key, figureText(r, f), &f == std::end(kFigures) - 1);
   return s + "}";
 }

@@ -105,9 +105,10 @@ Decoded decodeAll(const Bytes& t, unsigned threads = 1) {
 }
 
 // "Malloc(0,100) Free(0) ..." for a thread's ops, for readable expectations.
-std::string describe(const std::vector<PlanOp>& ops) {
+template <class Ops>
+std::string describe(const Ops& ops) {
   static const char* names[] = {"Malloc", "Calloc", "Realloc", "Memalign", "New",
-                                "NewAligned", "Free", "Delete", "DeleteAligned"};
+                                "NewAligned", "Free", "Delete", "DeleteAligned", "Touch"};
   std::string s;
   for (const PlanOp& op : ops) {
     if (!s.empty()) s += ' ';
