@@ -9,7 +9,9 @@
 // Touches (scan.hpp) become a Touch operation just before the operation creating the object,
 // which limits how many bytes of it the replay loop writes. In lifecycle mode each recorded
 // thread gets its own operation list, and the window says which threads start and end in it;
-// a window ends early rather than hold two lives of one thread.
+// a window ends early rather than start a thread after one ended in it, so the replay, which
+// starts a window's threads at its start and ends them at its end, never has more threads
+// alive at once than the program had (and never two lives of one thread in a window).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -213,16 +215,15 @@ class PlanDecoder {
   }
 
   // Lifecycle: notes e's thread in the window (started, ended, has events). False when the
-  // thread already ended in this window: its event must go to the next window.
+  // event starts a thread after a thread ended in this window: it must open the next window.
   bool trackThread(const trace::Event& e, PlanWindow& w) {
     const std::uint32_t t = e.thread;
     if (t >= live_.size()) {
       const std::size_t n = std::max<std::size_t>(std::size_t{t} + 1, live_.size() * 2);
       live_.resize(n, 0);
       seen_.resize(n, 0);
-      endedIn_.resize(n, 0);
     }
-    if (endedIn_[t] == window_) return false;
+    if (!live_[t] && lastEnd_ == window_) return false;
     if (w.ops.size() <= t) w.ops.resize(std::size_t{t} + 1);
     if (seen_[t] != window_) {
       seen_[t] = window_;
@@ -234,7 +235,7 @@ class PlanDecoder {
     }
     if (e.op == trace::Op::ThreadEnd) {
       live_[t] = 0;
-      endedIn_[t] = window_;
+      lastEnd_ = window_;
       w.ended.push_back(t);
     }
     return true;
@@ -404,11 +405,11 @@ class PlanDecoder {
   std::unordered_map<std::uint64_t, ReapInfo, std::hash<std::uint64_t>, std::equal_to<>,
                      OwnAllocator<std::pair<const std::uint64_t, ReapInfo>>>
       reaps_;
-  // Lifecycle: per recorded thread, alive now, the last window with one of its events, and
-  // the window it ended in.
+  // Lifecycle: per recorded thread, alive now and the last window with one of its events;
+  // the last window a thread ended in.
   OwnVector<std::uint8_t> live_;
   OwnVector<std::uint64_t> seen_;
-  OwnVector<std::uint64_t> endedIn_;
+  std::uint64_t lastEnd_ = 0;
   std::uint64_t window_ = 0;
   trace::Event pending_;
   bool havePending_ = false;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "../support/process.hpp"
+#include "trace_builder.hpp"
 #include "engine.hpp"
 #include "plan.hpp"
 #include "result_file.hpp"
@@ -30,58 +31,8 @@ using namespace strata;
 using namespace strata::replay;
 using trace::Event;
 using trace::Op;
-using Bytes = std::vector<unsigned char>;
-
-// A TraceWriter sink appending to a byte vector.
-struct VectorSink {
-  Bytes* out;
-  bool operator()(const unsigned char* d, std::size_t n) {
-    out->insert(out->end(), d, d + n);
-    return true;
-  }
-};
-
-// Builds a trace in memory event by event; small chunks so multi-chunk paths are exercised.
-class TraceBuilder {
- public:
-  explicit TraceBuilder(std::size_t buffer = 4096)
-      : buf_(buffer), w_(buf_.data(), buf_.size(), VectorSink{&bytes_}) {}
-  // Appends an event; returns the id it created (or kNoObject).
-  std::uint64_t add(Op op, std::uint64_t size = 0, std::uint64_t target = trace::kNoObject,
-                    std::uint64_t object = trace::kNoObject, std::uint8_t flags = 0,
-                    std::uint32_t thread = 0, std::uint8_t alignLog2 = 0) {
-    Event e;
-    e.op = op;
-    e.size = size;
-    e.target = target;
-    e.object = object;
-    e.flags = flags;
-    e.thread = thread;
-    e.alignLog2 = alignLog2;
-    e.timeNs = ++time_;
-    const std::uint64_t id = w_.append(e);
-    EXPECT_NE(id, trace::TraceWriter<VectorSink>::kRejected);
-    return id;
-  }
-  std::uint64_t malloc(std::uint64_t n, std::uint32_t t = 0) {
-    return add(Op::Malloc, n, trace::kNoObject, trace::kNoObject, 0, t);
-  }
-  void free(std::uint64_t id, std::uint32_t t = 0) {
-    add(Op::Free, 0, trace::kNoObject, id, 0, t);
-  }
-  // The finished trace (with trailer unless trailer is false).
-  Bytes finish(bool trailer = true) {
-    if (trailer) EXPECT_TRUE(w_.finish());
-    else EXPECT_TRUE(w_.flush());
-    return bytes_;
-  }
-
- private:
-  Bytes bytes_;
-  std::vector<unsigned char> buf_;
-  trace::TraceWriter<VectorSink> w_;
-  std::uint64_t time_ = 0;
-};
+using strata::test::Bytes;
+using strata::test::TraceBuilder;
 
 // Decodes a whole trace into one window per replay thread.
 struct Decoded {
