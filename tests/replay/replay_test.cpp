@@ -477,6 +477,31 @@ TEST(ReplayCli, BadInput) {
   EXPECT_NE(r.err.find("--heap-limit"), std::string::npos) << r.err;
 }
 
+// A trace with thread start and end events replays its threads as recorded, through the
+// child process too, and says so; the start-up heap is reported.
+TEST(ReplayCli, LifecycleThreadsEndToEnd) {
+  TempDir dir;
+  TraceBuilder b;
+  const auto keep = b.malloc(100, 0);
+  for (std::uint32_t t = 1; t <= 8; ++t) {
+    b.threadStart(t, 0);
+    b.free(b.malloc(1000, t), t);
+    b.threadEnd(t);
+  }
+  b.free(keep, 0);
+  const fs::path trace = dir.write("threads.trace", b.finish());
+  const CliRun r = strata({"replay", trace.string(), "--allocator", "glibc", "--json"});
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+  EXPECT_EQ(jsonField(r.out, "thread_mode"), "lifecycle") << r.out;
+  EXPECT_EQ(jsonField(r.out, "threads_started"), "9") << r.out;
+  EXPECT_NE(jsonField(r.out, "startup_heap_bytes"), "<missing>") << r.out;
+  EXPECT_NE(jsonField(r.out, "allocator_seconds"), "<missing>") << r.out;
+  const CliRun text = strata({"replay", trace.string(), "--allocator", "glibc"});
+  EXPECT_NE(text.out.find("as recorded"), std::string::npos) << text.out;
+  const CliRun pool = strata({"replay", trace.string(), "--allocator", "glibc", "--threads", "2", "--json"});
+  EXPECT_EQ(jsonField(pool.out, "thread_mode"), "pool") << pool.out;
+}
+
 #ifdef STRATA_TEST_PRELOAD
 // Other allocators by LD_PRELOAD in the replayer (not under a sanitizer). An allocator whose
 // library is not on this machine is skipped, with the sentence saying what to install.
