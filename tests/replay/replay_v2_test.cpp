@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "engine.hpp"
 #include "measure.hpp"
@@ -132,6 +134,54 @@ TEST(ReplayThreads, LifecycleStartsAndEndsThreadsAsRecorded) {
   }
 }
 
+// Overlapping threads handing objects to each other, started and ended at random, with small
+// windows: every object keeps its contents, and the counts match a single-thread replay.
+TEST(ReplayThreads, OverlappingLifecycleThreadsMatchSingleThreadReplay) {
+  std::mt19937_64 rng(9);
+  TraceBuilder b(1 << 14);
+  std::vector<std::uint64_t> live;
+  std::vector<std::uint32_t> alive;
+  std::uint32_t next = 1;
+  for (int i = 0; i < 20000; ++i) {
+    const unsigned c = static_cast<unsigned>(rng() % 100);
+    if (c < 2 && alive.size() < 12) {
+      b.threadStart(next, 0);
+      alive.push_back(next++);
+    } else if (c < 4 && !alive.empty()) {
+      const std::size_t k = rng() % alive.size();
+      b.threadEnd(alive[k]);
+      alive[k] = alive.back();
+      alive.pop_back();
+    } else {
+      const std::uint32_t t = alive.empty() ? 0 : alive[rng() % alive.size()];
+      if (live.empty() || c < 55) {
+        live.push_back(b.malloc(rng() % 2000, t));
+      } else {
+        const std::size_t k = rng() % live.size();
+        b.free(live[k], t);
+        live[k] = live.back();
+        live.pop_back();
+      }
+    }
+  }
+  const Bytes t = b.finish();
+  EngineOptions o;
+  o.verify = true;
+  o.windowEvents = 500;
+  const ReplayResult r = replayMemory(t.data(), t.size(), o);
+  o.threads = 1;
+  const ReplayResult s = replayMemory(t.data(), t.size(), o);
+  ASSERT_EQ(r.status, ReplayStatus::Ok) << r.detail;
+  ASSERT_EQ(s.status, ReplayStatus::Ok) << s.detail;
+  EXPECT_EQ(r.threadMode, "lifecycle");
+  EXPECT_LE(r.threads, 13u);
+  EXPECT_EQ(r.threadsStarted, next);
+  EXPECT_EQ(r.verifyErrors, 0u);
+  EXPECT_EQ(r.events, s.events);
+  EXPECT_EQ(r.peakLiveBytes, s.peakLiveBytes);
+  EXPECT_EQ(r.failedAllocations, 0u);
+}
+
 // An event on a thread after its ThreadEnd starts it again; forcing a thread count replays
 // the same trace on the pool.
 TEST(ReplayThreads, EventAfterThreadEndRestartsAndForcedCountUsesThePool) {
@@ -154,6 +204,22 @@ TEST(ReplayThreads, EventAfterThreadEndRestartsAndForcedCountUsesThePool) {
   ASSERT_EQ(r.status, ReplayStatus::Ok) << r.detail;
   EXPECT_EQ(r.threadMode, "pool");
   EXPECT_EQ(r.threads, 2u);
+}
+
+// More threads alive at once than lifecycle replay gives a thread each: the pool, and the
+// detail says why.
+TEST(ReplayThreads, TooManyLiveThreadsFallBackToThePool) {
+  TraceBuilder b(1 << 16);
+  const auto n = static_cast<std::uint32_t>(kMaxLifecycleThreads + 1);
+  for (std::uint32_t t = 1; t <= n; ++t) b.threadStart(t, 0);
+  for (std::uint32_t t = 1; t <= n; ++t) b.threadEnd(t);
+  b.malloc(1, 0);
+  const Bytes t = b.finish();
+  const ReplayResult r = replayMemory(t.data(), t.size(), EngineOptions{});
+  ASSERT_EQ(r.status, ReplayStatus::Ok) << r.detail;
+  EXPECT_EQ(r.threadMode, "pool");
+  EXPECT_EQ(r.threads, kMaxReplayThreads);
+  EXPECT_NE(r.detail.find("threads alive at once"), std::string::npos) << r.detail;
 }
 
 // A version 1 trace (no Touch, no thread events, no program chunk) still replays, on the pool.
