@@ -569,7 +569,10 @@ ReplayResult replayWith(Source src, const TraceScan& scan, const EngineOptions& 
   std::string note;
   bool lifecycle = false;
   if (opt.threads == 0 && scan.threadEvents) {
-    if (scan.maxLiveThreads <= kMaxLifecycleThreads)
+    if (scan.threadIndexTooLarge)
+      note = "the trace names thread indexes of " + std::to_string(kMaxLifecycleThreadIndex) +
+             " or more, beyond what replay gives a thread each; replayed on a pool instead";
+    else if (scan.maxLiveThreads <= kMaxLifecycleThreads)
       lifecycle = true;
     else
       note = "the trace has " + std::to_string(scan.maxLiveThreads) +

@@ -111,14 +111,22 @@ void* ownAllocate(std::size_t bytes) {
     return p;
   }
   const std::size_t size = kMinClass << c;
-  if (gChunkCursor == nullptr || static_cast<std::size_t>(gChunkEnd - gChunkCursor) < size) {
+  // Blocks are aligned to their size (up to a page), so an over-aligned type (alignas(64)
+  // counters) is aligned whatever was carved before it.
+  const std::size_t align = size < kPage ? size : kPage;
+  if (gChunkCursor != nullptr) {
+    const auto at = reinterpret_cast<std::uintptr_t>(gChunkCursor);
+    gChunkCursor += ((at + align - 1) & ~(align - 1)) - at;
+  }
+  if (gChunkCursor == nullptr || gChunkCursor > gChunkEnd ||
+      static_cast<std::size_t>(gChunkEnd - gChunkCursor) < size) {
     void* chunk = mapRaw(kChunkBytes);
     registerMapping(chunk, kChunkBytes);
     gChunkCursor = static_cast<unsigned char*>(chunk);
     gChunkEnd = gChunkCursor + kChunkBytes;
   }
   void* p = gChunkCursor;
-  gChunkCursor += size;  // sizes are powers of two, so blocks stay aligned to their size
+  gChunkCursor += size;
   return p;
 }
 

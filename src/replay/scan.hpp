@@ -22,11 +22,16 @@ struct TouchEntry {
   std::uint64_t touched = 0;  // bytes of the object the program touched
 };
 
+// Lifecycle replay keeps a few words per thread index; a trace naming thread indexes beyond
+// this replays on the pool.
+inline constexpr std::uint64_t kMaxLifecycleThreadIndex = std::uint64_t{1} << 16;
+
 struct TraceScan {
   trace::TraceTotals totals;        // events, objects, threads
   OwnVector<TouchEntry> touches;    // sorted by object
   bool threadEvents = false;        // the trace has ThreadStart or ThreadEnd events
   std::uint64_t maxLiveThreads = 0; // the most threads alive at once
+  bool threadIndexTooLarge = false; // a thread index >= kMaxLifecycleThreadIndex (not tracked)
   std::string error;                // the reader's message on a bad trace
 };
 
@@ -39,9 +44,16 @@ TraceScan scanTrace(Source src) {
   trace::Event e;
   trace::ReadStatus s;
   while ((s = r.next(e)) == trace::ReadStatus::Event) {
+    if (e.op == trace::Op::Touch && e.object != trace::kNoObject && e.object <= 0xffffffffu)
+      scan.touches.push_back(TouchEntry{static_cast<std::uint32_t>(e.object), e.size});
+    if (e.op == trace::Op::ThreadStart || e.op == trace::Op::ThreadEnd) scan.threadEvents = true;
+    if (scan.threadIndexTooLarge) continue;
+    if (e.thread >= kMaxLifecycleThreadIndex) {
+      scan.threadIndexTooLarge = true;
+      continue;
+    }
     if (e.thread >= live.size()) live.resize(std::size_t{e.thread} + 1, 0);
     if (e.op == trace::Op::ThreadEnd) {
-      scan.threadEvents = true;
       if (live[e.thread]) --liveCount;
       live[e.thread] = 0;
       continue;
@@ -50,15 +62,11 @@ TraceScan scanTrace(Source src) {
       live[e.thread] = 1;
       scan.maxLiveThreads = std::max(scan.maxLiveThreads, ++liveCount);
     }
-    if (e.op == trace::Op::ThreadStart) {
-      scan.threadEvents = true;
-    } else if (e.op == trace::Op::Touch && e.object != trace::kNoObject &&
-               e.object <= 0xffffffffu) {
-      scan.touches.push_back(TouchEntry{static_cast<std::uint32_t>(e.object), e.size});
-    }
   }
   if (s == trace::ReadStatus::Error) scan.error = r.error().message();
   scan.totals = trace::TraceTotals{r.eventsRead(), r.objects(), r.threads()};
+  // ThreadStart's target (the creator) can name an index no event uses.
+  if (scan.totals.threads > kMaxLifecycleThreadIndex) scan.threadIndexTooLarge = true;
   // Touches come at free time, not creation order: sort, keeping the largest of duplicates.
   std::sort(scan.touches.begin(), scan.touches.end(), [](const TouchEntry& a, const TouchEntry& b) {
     return a.object != b.object ? a.object < b.object : a.touched > b.touched;

@@ -269,6 +269,31 @@ TEST(ReplayOwnMemory, OwnAllocationsAreCountedResident) {
   EXPECT_LT(ownResidentBytes(), before + (std::uint64_t{1} << 20));
 }
 
+// Small requests of the own allocator honour the type's alignment, whatever came before.
+TEST(ReplayOwnMemory, SmallBlocksAreAlignedToTheirType) {
+  struct alignas(64) Padded {
+    char c[64];
+  };
+  OwnVector<char> odd(24);
+  OwnVector<Padded> padded(1);
+  OwnVector<short> odd2(9);
+  OwnVector<Padded> padded2(3);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(padded.data()) % 64, 0u);
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(padded2.data()) % 64, 0u);
+}
+
+// A thread index too large to give every index a slot replays on the pool, and says why.
+TEST(ReplayThreads, HugeThreadIndexesUseThePool) {
+  TraceBuilder b;
+  b.threadStart(1u << 20, 0);
+  b.free(b.malloc(10, 1u << 20), 1u << 20);
+  const Bytes t = b.finish();
+  const ReplayResult r = replayMemory(t.data(), t.size(), EngineOptions{});
+  ASSERT_EQ(r.status, ReplayStatus::Ok) << r.detail;
+  EXPECT_EQ(r.threadMode, "pool");
+  EXPECT_NE(r.detail.find("thread indexes"), std::string::npos) << r.detail;
+}
+
 TEST(ReplayResultFile, NewFieldsRoundTrip) {
   ReplayResult r;
   r.status = ReplayStatus::Ok;
