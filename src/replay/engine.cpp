@@ -4,22 +4,15 @@
 #include "engine.hpp"
 
 #include <fcntl.h>
-#include <linux/futex.h>
-#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <barrier>
-#include <pthread.h>
 #include <cerrno>
 #include <chrono>
-#include <climits>
-#include <cstdlib>
 #include <cstring>
-#include <new>
 #include <optional>
 #include <thread>
 #include <vector>
