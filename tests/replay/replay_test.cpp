@@ -19,6 +19,7 @@
 #include "../support/process.hpp"
 #include "trace_builder.hpp"
 #include "engine.hpp"
+#include "measure.hpp"
 #include "plan.hpp"
 #include "result_file.hpp"
 #include "strata/trace/reader.hpp"
@@ -553,6 +554,26 @@ TEST(ReplayCli, VerifyCatchesOverlappingBlocks) {
   const ReplayResult good = replay("");
   EXPECT_EQ(good.status, ReplayStatus::Ok) << good.detail;
   EXPECT_EQ(good.verifyErrors, 0u);
+}
+
+// The heap baseline: `strata-replayer --measure-baseline` prints its anonymous resident memory
+// minus glibc's heap as one number, and baselineFromChild (what runReplay uses, with
+// LD_PRELOAD removed) reads it back.
+TEST(ReplayCli, MeasureBaselinePrintsANumber) {
+  TempDir dir;
+  const fs::path out = dir.path() / "baseline.txt";
+  const std::string cmd = "'" STRATA_TEST_REPLAYER "' --measure-baseline > '" + out.string() + "'";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  const std::string text = slurp(out);
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+  EXPECT_GT(v, 0u) << text;
+  EXPECT_LT(v, 1ull << 30) << text;
+  EXPECT_EQ(std::string(end), "\n") << text;
+  std::uint64_t fromChild = 0;
+  std::string error;
+  ASSERT_TRUE(baselineFromChild(STRATA_TEST_REPLAYER, fromChild, error)) << error;
+  EXPECT_GT(fromChild, 0u);
 }
 
 // A replay that dies of a signal is reported as crashed, with the signal's name, and `strata
