@@ -194,8 +194,8 @@ int main(int argc, char** argv) {
     m->options.collectSeries = false;
     for (std::uint64_t r = 0; r < runs; ++r) {
       m->last = replay::replayMemory(trace.data(), trace.size(), m->options);
-      if (m->last.status != "ok") {
-        std::fprintf(stderr, "replay_harness: %s: %s %s\n", m->name, m->last.status.c_str(),
+      if (m->last.status != replay::ReplayStatus::Ok) {
+        std::fprintf(stderr, "replay_harness: %s: %s %s\n", m->name, replay::statusName(m->last.status),
                      m->last.detail.c_str());
         return 1;
       }

@@ -188,7 +188,7 @@ int runCompare(std::span<char* const> args) {
         runLive(o, where, command.live, step);
         command.haveLive = true;
         for (const LiveRow& r : command.live.rows)
-          anyFailed = anyFailed || (!r.ok() && r.status != "unavailable");
+          anyFailed = anyFailed || (!r.ok() && r.status != LiveStatus::Unavailable);
         computeAgreement(command);
         progress.clear();
       }

@@ -50,7 +50,7 @@ std::string commandJson(const CommandReport& c, const std::vector<TraceReport>& 
       const LiveRow& r = c.live.rows[i];
       const bool ran = !r.wallRuns.empty();
       j += (i == 0 ? "\n      " : ",\n      ") + std::string("{\"allocator\": ") +
-           jsonString(r.allocator) + ", \"status\": " + jsonString(r.status) +
+           jsonString(r.allocator) + ", \"status\": " + jsonString(liveStatusName(r.status)) +
            ", \"detail\": " + jsonString(r.detail) + ", \"exit\": " + jsonString(r.exit) +
            ", \"stdout_matches\": " + (ran ? (r.stdoutMatches ? "true" : "false") : "null") +
            ",\n       \"time_ms\": " + (ran ? jsonNumber(r.wallSeconds * 1000.0) : "null") +
@@ -121,7 +121,10 @@ std::string formatCommand(const CommandReport& c, const std::vector<TraceReport>
       row.push_back(ran ? lr->exit : "-");
       row.push_back(!ran ? "-" : lr->allocator == c.live.reference ? "reference"
                     : lr->stdoutMatches ? "same" : "DIFFERS");
-      if (lr != nullptr && !lr->ok()) status = status.empty() ? "live " + lr->status : status + ", live " + lr->status;
+      if (lr != nullptr && !lr->ok()) {
+        const std::string live = std::string("live ") + liveStatusName(lr->status);
+        status = status.empty() ? live : status + ", " + live;
+      }
     }
     row.push_back(status.empty() ? "ok" : status);
     cells.push_back(row);
@@ -158,7 +161,7 @@ std::string formatCommand(const CommandReport& c, const std::vector<TraceReport>
       out += "   live verdict: fastest " + fastest->allocator + ", smallest peak RSS " +
              smallest->allocator + " (" + mib(smallest->maxRssBytes) + " MiB)\n";
     for (const LiveRow& r : c.live.rows)
-      if (!r.ok() && !r.detail.empty()) out += "   " + r.allocator + " live " + r.status + ": " + r.detail + "\n";
+      if (!r.ok() && !r.detail.empty()) out += "   " + r.allocator + " live " + liveStatusName(r.status) + ": " + r.detail + "\n";
   }
   const Agreement& a = c.agreement;
   if (a.computed) {

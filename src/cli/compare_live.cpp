@@ -62,7 +62,7 @@ void runLive(const Options& o, const std::vector<registry::Location>& where, Liv
   for (std::size_t a = 0; a < n; ++a) {
     LiveRow& row = live.rows[a];
     if (!where[a].available) {
-      row.status = "unavailable";
+      row.status = LiveStatus::Unavailable;
       row.detail = registry::howToGet(where[a]);
       continue;
     }
@@ -92,14 +92,14 @@ void runLive(const Options& o, const std::vector<registry::Location>& where, Liv
     row.exit = support::describeStatus(m);
     row.stdoutFile = fs::relative(outputs[a][pick], o.outDir, ec).string();
     if (failedRun < runs.size()) {
-      row.status = "failed";
+      row.status = LiveStatus::Failed;
       row.detail = "run " + std::to_string(failedRun + 1) + " ended with " + row.exit;
     } else if (!row.stdoutMatches) {
-      row.status = "failed";
+      row.status = LiveStatus::Failed;
       row.detail = "its output differs from " + live.reference + "'s (compare the files in " +
                    dir.string() + ")";
     } else {
-      row.status = "ok";
+      row.status = LiveStatus::Ok;
     }
   }
 }

@@ -107,7 +107,7 @@ void replayTrace(const Options& o, const std::vector<registry::Location>& where,
       AllocatorRow row;
       row.allocator = name;
       row.median.allocator = name;
-      row.median.status = "unavailable";
+      row.median.status = replay::ReplayStatus::Unavailable;
       row.median.detail = registry::howToGet(*runs[a].where);
       trace.rows.push_back(row);
       continue;

@@ -11,13 +11,29 @@ namespace strata::cli {
 
 using namespace reportfmt;
 
-bool replayOk(const replay::ReplayResult& r) { return r.status == "ok"; }
+bool replayOk(const replay::ReplayResult& r) { return r.status == replay::ReplayStatus::Ok; }
 bool replayFinished(const replay::ReplayResult& r) {
-  return r.status == "ok" || r.status == "heap-limit";
+  return r.status == replay::ReplayStatus::Ok || r.status == replay::ReplayStatus::HeapLimit;
 }
-bool replayUnavailable(const replay::ReplayResult& r) { return r.status == "unavailable"; }
-std::string replayStatusText(const replay::ReplayResult& r) { return r.status; }
-double replayTime(const replay::ReplayResult& r) { return r.wallSeconds; }
+bool replayUnavailable(const replay::ReplayResult& r) {
+  return r.status == replay::ReplayStatus::Unavailable;
+}
+std::string replayStatusText(const replay::ReplayResult& r) { return replay::statusName(r.status); }
+bool replayTimesAllocator(const replay::ReplayResult& r) {
+  return r.threads > 1 && r.allocatorSeconds > 0;
+}
+const char* liveStatusName(LiveStatus s) {
+  switch (s) {
+    case LiveStatus::Ok: return "ok";
+    case LiveStatus::Failed: return "failed";
+    case LiveStatus::Unavailable: return "unavailable";
+  }
+  return "unknown";
+}
+
+double replayTime(const replay::ReplayResult& r) {
+  return replayTimesAllocator(r) ? r.allocatorSeconds : r.wallSeconds;
+}
 
 std::string mib(std::uint64_t bytes) {
   return threeDigits(static_cast<double>(bytes) / kMiB);
@@ -59,8 +75,14 @@ std::string formatTable(const TraceReport& trace) {
          mib(st.peakLiveBytes) + " MiB, " + grouped(st.threads) +
          (st.threads == 1 ? " thread" : " threads") + "\n\n";
 
-  const std::vector<std::string> head = {"allocator", "time ms", "ratio", "peak heap MiB",
-                                         "peak live MiB", "frag %", "status"};
+  // Threaded replays rank by the time inside allocator calls (wall time also holds the
+  // waiting for objects other replay threads create): its column comes beside wall time.
+  const bool allocTime = std::any_of(trace.rows.begin(), trace.rows.end(), [](const AllocatorRow& r) {
+    return r.finished() && replayTimesAllocator(r.median);
+  });
+  std::vector<std::string> head = {"allocator", "time ms", "ratio", "peak heap MiB",
+                                   "peak live MiB", "frag %", "status"};
+  if (allocTime) head.insert(head.begin() + 2, "alloc ms");
   // Each column shows as many decimals as its smallest figure needs, the same on every row.
   double minMs = 0, minMiB = 0;
   for (const AllocatorRow& r : trace.rows) {
@@ -81,8 +103,12 @@ std::string formatTable(const TraceReport& trace) {
                        format(mibFormat, static_cast<double>(m.peakHeapBytes) / kMiB),
                        format(mibFormat, static_cast<double>(m.peakLiveBytes) / kMiB),
                        format("%.1f", m.fragmentationPercent), replayStatusText(m)});
+      if (allocTime)
+        cells.back().insert(cells.back().begin() + 2,
+                            replayTimesAllocator(m) ? format("%.2f", m.allocatorSeconds * 1000.0) : "-");
     } else {
       cells.push_back({r.allocator, "-", "-", "-", "-", "-", replayStatusText(m)});
+      if (allocTime) cells.back().insert(cells.back().begin() + 2, "-");
     }
   }
   std::vector<std::size_t> width(head.size());
@@ -112,6 +138,9 @@ std::string formatTable(const TraceReport& trace) {
       smallest = &r;
   }
   out += "\n";
+  if (allocTime)
+    out += "   ratio: time inside allocator calls, summed over the replay threads (wall time "
+           "also holds the waiting for objects other threads create)\n";
   if (fastest != nullptr)
     out += "   fastest: " + fastest->allocator + "; smallest heap: " + smallest->allocator + " (" +
            mib(smallest->median.peakHeapBytes) + " MiB, " +
@@ -169,6 +198,8 @@ std::string resultsJson(const CompareSettings& settings, const std::vector<Trace
            ", \"library\": " + jsonString(m.library) +
            ",\n         \"time_ms\": " + jsonNumber(m.wallSeconds * 1000.0) +
            ", \"cpu_ms\": " + jsonNumber(m.cpuSeconds * 1000.0) +
+           ", \"allocator_ms\": " + jsonNumber(m.allocatorSeconds * 1000.0) +
+           ", \"ratio_basis\": " + jsonString(replayTimesAllocator(m) ? "allocator" : "wall") +
            ", \"ratio\": " + (r.ratio > 0 ? jsonNumber(r.ratio) : std::string("null")) +
            ", \"wall_seconds_runs\": " + jsonSeconds(r.wallRuns) +
            ", \"cpu_seconds_runs\": " + jsonSeconds(r.cpuRuns) +
@@ -178,6 +209,9 @@ std::string resultsJson(const CompareSettings& settings, const std::vector<Trace
            ", \"events\": " + std::to_string(m.events) +
            ", \"objects\": " + std::to_string(m.objects) +
            ", \"threads\": " + std::to_string(m.threads) +
+           ", \"thread_mode\": " + jsonString(m.threadMode) +
+           ", \"threads_started\": " + std::to_string(m.threadsStarted) +
+           ", \"startup_heap_bytes\": " + std::to_string(m.startupHeapBytes) +
            ", \"failed_allocations\": " + std::to_string(m.failedAllocations) +
            ",\n         \"series_file\": " + jsonString(r.seriesFile) + "}";
     }

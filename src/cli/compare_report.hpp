@@ -18,7 +18,9 @@ bool replayOk(const replay::ReplayResult& r);        // ran the trace to its end
 bool replayFinished(const replay::ReplayResult& r);  // ok, or stopped at the heap limit
 bool replayUnavailable(const replay::ReplayResult& r);
 std::string replayStatusText(const replay::ReplayResult& r);
-double replayTime(const replay::ReplayResult& r);  // seconds the ranking uses (wall time)
+// Whether the ranking uses the time inside allocator calls (threaded replays) over wall time.
+bool replayTimesAllocator(const replay::ReplayResult& r);
+double replayTime(const replay::ReplayResult& r);  // seconds the ranking uses
 
 // One allocator's line in a trace's table: the run with the median wall time, every run's
 // times, and the series file of the median run.
@@ -49,10 +51,14 @@ struct TraceReport {
   long parentPid = 0;
 };
 
+// How an allocator's live runs went.
+enum class LiveStatus { Ok, Failed, Unavailable };  // Failed: exit, signal or output
+const char* liveStatusName(LiveStatus s);            // "ok", "failed", "unavailable"
+
 // One allocator running the command itself (live): every run, and the median one.
 struct LiveRow {
   std::string allocator;
-  std::string status;        // "ok", "failed" (exit/signal/output), "unavailable"
+  LiveStatus status = LiveStatus::Ok;
   std::string detail;        // what failed, or how to get an unavailable allocator
   std::string exit;          // describeStatus() of the median run ("exit 0", "signal 11 (SIGSEGV)")
   bool stdoutMatches = true; // every run's stdout equal to the reference run's
@@ -61,7 +67,7 @@ struct LiveRow {
   double wallSeconds = 0, cpuSeconds = 0;  // the median run's
   std::uint64_t maxRssBytes = 0;
   std::string stdoutFile;    // the median run's captured stdout, relative to the output dir
-  bool ok() const { return status == "ok"; }
+  bool ok() const { return status == LiveStatus::Ok; }
 };
 
 // The command run live on every allocator.

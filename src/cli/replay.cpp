@@ -64,23 +64,28 @@ void printResult(const std::string& file, const replay::ReplayResult& r) {
   std::printf("trace               %s\n", file.c_str());
   std::printf("allocator           %s%s%s%s\n", r.allocator.c_str(), r.library.empty() ? "" : " (",
               r.library.c_str(), r.library.empty() ? "" : ")");
-  std::printf("status              %s%s%s\n", r.status.c_str(), r.detail.empty() ? "" : ": ",
+  std::printf("status              %s%s%s\n", replay::statusName(r.status), r.detail.empty() ? "" : ": ",
               r.detail.c_str());
-  if (r.status == "unavailable" || r.status == "crashed") return;
+  if (r.status == replay::ReplayStatus::Unavailable || r.status == replay::ReplayStatus::Crashed) return;
   std::printf("events              %llu (%llu objects, %llu failed in the trace)\n",
               static_cast<unsigned long long>(r.events), static_cast<unsigned long long>(r.objects),
               static_cast<unsigned long long>(r.failedEvents));
-  std::printf("threads             %llu replaying %llu recorded\n",
+  std::printf("threads             %llu replaying %llu recorded (%s)\n",
               static_cast<unsigned long long>(r.threads),
-              static_cast<unsigned long long>(r.recordedThreads));
+              static_cast<unsigned long long>(r.recordedThreads),
+              replay::threadModeText(r).c_str());
   std::printf("wall time           %.6f s\n", r.wallSeconds);
   std::printf("cpu time            %.6f s\n", r.cpuSeconds);
+  std::printf("allocator time      %.6f s%s\n", r.allocatorSeconds,
+              r.threadMode == "single" ? " (not measured on one thread)" : "");
   std::printf("peak heap           %s (%llu bytes)\n", humanBytes(r.peakHeapBytes).c_str(),
               static_cast<unsigned long long>(r.peakHeapBytes));
+  std::printf("start-up heap       %s (%llu bytes)\n", humanBytes(r.startupHeapBytes).c_str(),
+              static_cast<unsigned long long>(r.startupHeapBytes));
   std::printf("peak live           %s (%llu bytes)\n", humanBytes(r.peakLiveBytes).c_str(),
               static_cast<unsigned long long>(r.peakLiveBytes));
   std::printf("fragmentation       %.1f %%\n", r.fragmentationPercent);
-  std::printf("heap limit hit      %s\n", r.status == "heap-limit" ? "yes" : "no");
+  std::printf("heap limit hit      %s\n", r.status == replay::ReplayStatus::HeapLimit ? "yes" : "no");
   std::printf("failed allocations  %llu\n", static_cast<unsigned long long>(r.failedAllocations));
 }
 
@@ -140,15 +145,15 @@ int runReplayCommand(std::span<char* const> args) {
     std::fprintf(stderr, "strata replay: %s\n", e.what());
     return 1;
   }
-  if (r.status == "unavailable") {
+  if (r.status == replay::ReplayStatus::Unavailable) {
     std::fprintf(stderr, "strata replay: allocator '%s' is not available: %s\n",
                  opt.allocator.c_str(), r.detail.c_str());
     return 1;
   }
   if (json) std::printf("%s\n", replay::toJson(r).c_str());
   else printResult(file, r);
-  if (r.status == "ok" || r.status == "heap-limit") return 0;
-  std::fprintf(stderr, "strata replay: %s on %s: %s\n", r.status.c_str(), opt.allocator.c_str(),
+  if (r.status == replay::ReplayStatus::Ok || r.status == replay::ReplayStatus::HeapLimit) return 0;
+  std::fprintf(stderr, "strata replay: %s on %s: %s\n", replay::statusName(r.status), opt.allocator.c_str(),
                r.detail.c_str());
   return 1;
 }

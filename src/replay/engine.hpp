@@ -6,6 +6,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "replay_runner.hpp"
@@ -21,23 +22,30 @@ enum class EngineAllocator {
 // How to replay. Defaults match `strata replay`.
 struct EngineOptions {
   EngineAllocator allocator = EngineAllocator::System;
-  unsigned threads = 0;         // 0: one per recorded thread (at most kMaxReplayThreads)
+  unsigned threads = 0;         // 0: as recorded (lifecycle), or one per recorded thread (pool)
   std::uint64_t heapLimit = 0;  // bytes; 0: none
   bool writeObjects = true;     // write every object's bytes (forced off for None)
   bool verify = false;          // write an id-derived pattern and check it at free/realloc
   bool collectSeries = true;    // keep the heap/live samples in ReplayResult::series
   std::uint64_t windowEvents = 0;  // events per window (and sample); 0: about 1/1000 of the trace
+  // Anonymous resident bytes of the process without the allocator (strata-replayer
+  // --measure-baseline); heap = anonymous resident - the replayer's own mappings - this.
+  // Unset: the process as it is when the replay starts (so the allocator's start-up and the
+  // caller's own heap are not counted: what in-process tests and the harness want).
+  std::optional<std::uint64_t> baselineBytes;
 };
 
-// At most this many replay threads; recorded thread t replays on thread t % threads.
+// Pool mode: at most this many replay threads; recorded thread t replays on thread t % threads.
 inline constexpr unsigned kMaxReplayThreads = 64;
 
-// Status the engine uses for an unreadable trace ("trace-error"; detail = the reader's
-// message, with the byte offset). runReplay turns it into an exception.
-inline constexpr const char* kTraceErrorStatus = "trace-error";
+// Lifecycle mode (the trace has ThreadStart/ThreadEnd events, threads = 0): each recorded
+// thread replays on its own OS thread, started and ended where the program's was; a trace with
+// more threads alive at once than this replays on the pool instead (the detail says so).
+inline constexpr std::uint64_t kMaxLifecycleThreads = 512;
 
 // Replays the trace file at path. Never throws for a bad trace: status says what happened
-// ("ok", "heap-limit", "error" for verify mismatches, kTraceErrorStatus).
+// (Ok, HeapLimit, Error for verify mismatches, TraceError for an unreadable trace with the
+// reader's message and byte offset in detail; runReplay turns that into an exception).
 ReplayResult replayFile(const std::string& path, const EngineOptions& options);
 
 // The same for a trace held in memory.

@@ -4,15 +4,26 @@
 // malloc/free (reap_clear and reap_destroy become one free per live object of the reap and of
 // every reap created under it), drops events recorded as FAILED, and keeps the live-byte count
 // (the sum of requested sizes of live objects) in trace order, so the replay loop need not.
+// Its tables come from the replayer's own memory (own_memory.hpp), not the allocator's.
+//
+// Touches (scan.hpp) become a Touch operation just before the operation creating the object,
+// which limits how many bytes of it the replay loop writes. In lifecycle mode each recorded
+// thread gets its own operation list, and the window says which threads start and end in it;
+// a window ends early rather than start a thread after one ended in it, so the replay, which
+// starts a window's threads at its start and ends them at its end, never has more threads
+// alive at once than the program had (and never two lives of one thread in a window).
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
+#include <functional>
 #include <utility>
 #include <vector>
 
 #include "strata/trace/format.hpp"
+#include "own_memory.hpp"
+#include "scan.hpp"
 #include "strata/trace/reader.hpp"
 
 namespace strata::replay {
@@ -28,6 +39,7 @@ enum class OpKind : std::uint8_t {
   Free,
   Delete,         // operator delete
   DeleteAligned,  // operator delete with std::align_val_t(1 << align)
+  Touch,          // size = bytes to write of the object the next creating operation makes
 };
 
 // One operation: 16 bytes, so a window of a million is 16 MB and the loop streams through it.
@@ -57,14 +69,24 @@ inline constexpr std::uint64_t kMaxReplayObjects = 0xffffffffu;
 // One window of the plan: each replay thread's operations, in trace order, and where the
 // window leaves the trace.
 struct PlanWindow {
-  std::vector<std::vector<PlanOp>> ops;  // [replay thread]
+  OwnVector<OwnVector<PlanOp>> ops;      // [replay thread] (lifecycle: [recorded thread])
+  OwnVector<std::uint32_t> threads;      // lifecycle: recorded threads with events in the window
+  OwnVector<std::uint32_t> started;      // lifecycle: threads that start in the window
+  OwnVector<std::uint32_t> ended;        // lifecycle: threads that end in it (after their ops)
   std::uint64_t events = 0;              // trace events consumed by this window
   std::uint64_t endEvent = 0;            // trace events consumed up to the end of this window
   std::uint64_t liveBytesAtEnd = 0;      // live bytes after the window's last event
   std::uint64_t allocatedBytes = 0;      // bytes requested by the window's allocations
 
   void clear() noexcept {
-    for (auto& v : ops) v.clear();
+    if (threads.empty()) {
+      for (auto& v : ops) v.clear();
+    } else {
+      for (const std::uint32_t t : threads) ops[t].clear();
+    }
+    threads.clear();
+    started.clear();
+    ended.clear();
     events = 0;
     allocatedBytes = 0;
   }
@@ -89,12 +111,15 @@ struct PlanCounts {
 // The decoder. Source is a TraceReader source (FdSource for files, MemorySource in tests).
 // objects: the trace's total object count (from the trailer or a counting pass); the decoder
 // keeps a few bytes of state per object. threads: replay threads; recorded thread t goes to
-// replay thread t % threads.
+// replay thread t % threads, or, with lifecycle set, to its own list t (threads is then the
+// recorded thread count, a hint). touches: from scanTrace, or null.
 template <class Source>
 class PlanDecoder {
  public:
-  PlanDecoder(Source source, std::uint64_t objects, unsigned threads)
-      : reader_(std::move(source)), threads_(threads == 0 ? 1 : threads) {
+  PlanDecoder(Source source, std::uint64_t objects, unsigned threads,
+              const OwnVector<TouchEntry>* touches = nullptr, bool lifecycle = false)
+      : reader_(std::move(source)), threads_(threads == 0 ? 1 : threads), touches_(touches),
+        lifecycle_(lifecycle) {
     sizes_.assign(objects, 0);
     state_.assign(objects, kDead);
   }
@@ -104,19 +129,31 @@ class PlanDecoder {
   // when nothing was left to decode (w empty) or on an error (see failed(), error()).
   bool decodeWindow(PlanWindow& w, std::uint64_t maxEvents, std::uint64_t byteBudget) {
     w.clear();
-    if (w.ops.size() != threads_) w.ops.resize(threads_);
-    if (done_) return false;
+    if (lifecycle_ ? w.ops.size() < threads_ : w.ops.size() != threads_) w.ops.resize(threads_);
+    ++window_;
+    if (done_ && !havePending_) return false;
     trace::Event e;
     while (w.events < maxEvents && (byteBudget == 0 || w.allocatedBytes < byteBudget)) {
-      const trace::ReadStatus s = reader_.next(e);
-      if (s == trace::ReadStatus::End) {
-        done_ = true;
-        break;
+      if (havePending_) {
+        e = pending_;
+        havePending_ = false;
+      } else {
+        if (done_) break;
+        const trace::ReadStatus s = reader_.next(e);
+        if (s == trace::ReadStatus::End) {
+          done_ = true;
+          break;
+        }
+        if (s == trace::ReadStatus::Error) {
+          done_ = true;
+          failed_ = true;
+          return false;
+        }
       }
-      if (s == trace::ReadStatus::Error) {
-        done_ = true;
-        failed_ = true;
-        return false;
+      if (lifecycle_ && !trackThread(e, w)) {
+        pending_ = e;  // the thread ended in this window: its next life starts the next one
+        havePending_ = true;
+        break;
       }
       ++w.events;
       ++counts_.events;
@@ -133,7 +170,8 @@ class PlanDecoder {
 
   // Appends a free operation (matching how it was allocated) for every object still live,
   // so a replay can release what the program never freed.
-  void freeLiveObjects(std::vector<PlanOp>& out) const {
+  template <class Vec>
+  void freeLiveObjects(Vec& out) const {
     for (std::uint64_t id = 0; id < state_.size(); ++id) {
       const std::uint8_t s = state_[id];
       const auto oid = static_cast<std::uint32_t>(id);
@@ -146,6 +184,8 @@ class PlanDecoder {
   }
 
   bool failed() const noexcept { return failed_; }
+  // Lifecycle: whether recorded thread t is alive after the windows decoded so far.
+  bool threadLive(std::uint32_t t) const noexcept { return t < live_.size() && live_[t] != 0; }
   // The reader's error (with its byte offset), or the decoder's own (too many objects).
   std::string errorMessage() const {
     if (!ownError_.empty()) return ownError_;
@@ -174,8 +214,46 @@ class PlanDecoder {
     if (counts_.liveBytes > counts_.peakLiveBytes) counts_.peakLiveBytes = counts_.liveBytes;
   }
 
+  // Lifecycle: notes e's thread in the window (started, ended, has events). False when the
+  // event starts a thread after a thread ended in this window: it must open the next window.
+  bool trackThread(const trace::Event& e, PlanWindow& w) {
+    const std::uint32_t t = e.thread;
+    if (t >= live_.size()) {
+      const std::size_t n = std::max<std::size_t>(std::size_t{t} + 1, live_.size() * 2);
+      live_.resize(n, 0);
+      seen_.resize(n, 0);
+    }
+    if (!live_[t] && lastEnd_ == window_) return false;
+    if (w.ops.size() <= t) w.ops.resize(std::size_t{t} + 1);
+    if (seen_[t] != window_) {
+      seen_[t] = window_;
+      w.threads.push_back(t);
+    }
+    if (!live_[t]) {
+      live_[t] = 1;
+      w.started.push_back(t);
+    }
+    if (e.op == trace::Op::ThreadEnd) {
+      live_[t] = 0;
+      lastEnd_ = window_;
+      w.ended.push_back(t);
+    }
+    return true;
+  }
+
+  // Emits a Touch operation before the one creating object id when the program touched only
+  // part of it. Ids are created in increasing order, so a cursor walks the sorted touches.
+  void touchFor(std::uint64_t id, OwnVector<PlanOp>& out) {
+    if (touches_ == nullptr) return;
+    const OwnVector<TouchEntry>& t = *touches_;
+    while (touchAt_ < t.size() && t[touchAt_].object < id) ++touchAt_;
+    if (touchAt_ < t.size() && t[touchAt_].object == id)
+      out.push_back(PlanOp::make(OpKind::Touch, static_cast<std::uint32_t>(id),
+                                 std::min(t[touchAt_].touched, PlanOp::kMaxSize)));
+  }
+
   // Emits the free of a live object with the call matching how it was created.
-  void emitFree(std::uint64_t id, std::vector<PlanOp>& out) {
+  void emitFree(std::uint64_t id, OwnVector<PlanOp>& out) {
     const std::uint8_t s = state_[id];
     const auto oid = static_cast<std::uint32_t>(id);
     if (s == kMallocFamily) out.push_back(PlanOp::make(OpKind::Free, oid));
@@ -189,8 +267,8 @@ class PlanDecoder {
 
   // Frees every live object of reap r and of the reaps under it, and destroys those reaps
   // (r itself too when destroy is set). Iterative, so deep nesting cannot overflow the stack.
-  void clearReap(std::uint64_t r, bool destroy, std::vector<PlanOp>& out) {
-    std::vector<std::uint64_t> work{r};
+  void clearReap(std::uint64_t r, bool destroy, OwnVector<PlanOp>& out) {
+    OwnVector<std::uint64_t> work{r};
     while (!work.empty()) {
       const std::uint64_t cur = work.back();
       work.pop_back();
@@ -213,7 +291,7 @@ class PlanDecoder {
 
   // Turns one trace event into operations for the replay thread of its recorded thread.
   bool apply(const trace::Event& e, PlanWindow& w) {
-    std::vector<PlanOp>& out = w.ops[e.thread % threads_];
+    OwnVector<PlanOp>& out = w.ops[lifecycle_ ? e.thread : e.thread % threads_];
     if (e.flags & trace::kFlagFailed) {
       ++counts_.failedEvents;
       // realloc(p, 0) that freed p and returned null: the old object is gone.
@@ -237,6 +315,7 @@ class PlanDecoder {
       counts_.objects = e.object + 1;
     }
     const std::uint64_t size = e.size > PlanOp::kMaxSize ? PlanOp::kMaxSize : e.size;
+    if (trace::opCreates(e.op)) touchFor(e.object, out);
     const auto id = static_cast<std::uint32_t>(e.object);
     switch (e.op) {
       case trace::Op::Malloc:
@@ -312,15 +391,28 @@ class PlanDecoder {
   // What a reap holds: the objects allocated from it (some maybe freed since; skipped by
   // their state) and the reaps created under it.
   struct ReapInfo {
-    std::vector<std::uint64_t> objects;
-    std::vector<std::uint64_t> children;
+    OwnVector<std::uint64_t> objects;
+    OwnVector<std::uint64_t> children;
   };
 
   trace::TraceReader<Source> reader_;
   unsigned threads_;
-  std::vector<std::uint64_t> sizes_;
-  std::vector<std::uint8_t> state_;
-  std::unordered_map<std::uint64_t, ReapInfo> reaps_;
+  const OwnVector<TouchEntry>* touches_;
+  std::size_t touchAt_ = 0;
+  bool lifecycle_;
+  OwnVector<std::uint64_t> sizes_;
+  OwnVector<std::uint8_t> state_;
+  std::unordered_map<std::uint64_t, ReapInfo, std::hash<std::uint64_t>, std::equal_to<>,
+                     OwnAllocator<std::pair<const std::uint64_t, ReapInfo>>>
+      reaps_;
+  // Lifecycle: per recorded thread, alive now and the last window with one of its events;
+  // the last window a thread ended in.
+  OwnVector<std::uint8_t> live_;
+  OwnVector<std::uint64_t> seen_;
+  std::uint64_t lastEnd_ = 0;
+  std::uint64_t window_ = 0;
+  trace::Event pending_;
+  bool havePending_ = false;
   PlanCounts counts_;
   std::string ownError_;
   bool done_ = false;

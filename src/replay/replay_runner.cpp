@@ -22,6 +22,7 @@
 #include <stdexcept>
 
 #include "engine.hpp"
+#include "measure.hpp"
 #include "result_file.hpp"
 #include "strata/trace/reader.hpp"
 
@@ -134,10 +135,13 @@ constexpr Figure kFigures[] = {
     {"events", &ReplayResult::events, nullptr},
     {"objects", &ReplayResult::objects, nullptr},
     {"threads", &ReplayResult::threads, nullptr},
+    {"threads_started", &ReplayResult::threadsStarted, nullptr},
     {"recorded_threads", &ReplayResult::recordedThreads, nullptr},
     {"wall_seconds", nullptr, &ReplayResult::wallSeconds},
     {"cpu_seconds", nullptr, &ReplayResult::cpuSeconds},
+    {"allocator_seconds", nullptr, &ReplayResult::allocatorSeconds},
     {"peak_heap_bytes", &ReplayResult::peakHeapBytes, nullptr},
+    {"startup_heap_bytes", &ReplayResult::startupHeapBytes, nullptr},
     {"peak_live_bytes", &ReplayResult::peakLiveBytes, nullptr},
     {"fragmentation_percent", nullptr, &ReplayResult::fragmentationPercent},
     {"heap_limit_hit", nullptr, nullptr},
@@ -150,10 +154,29 @@ constexpr Figure kFigures[] = {
 std::string figureText(const ReplayResult& r, const Figure& f) {
   if (f.count != nullptr) return std::to_string(r.*f.count);
   if (f.real != nullptr) return number(r.*f.real);
-  return r.status == "heap-limit" ? "true" : "false";
+  return r.status == ReplayStatus::HeapLimit ? "true" : "false";
 }
 
 }  // namespace
+
+namespace {
+constexpr const char* kStatusNames[] = {"ok",          "heap-limit", "out-of-memory", "crashed",
+                                        "unavailable", "error",      "trace-error"};
+}  // namespace
+
+const char* statusName(ReplayStatus s) noexcept {
+  const auto i = static_cast<std::size_t>(s);
+  return i < std::size(kStatusNames) ? kStatusNames[i] : "error";
+}
+
+bool parseStatus(std::string_view text, ReplayStatus& out) noexcept {
+  for (std::size_t i = 0; i < std::size(kStatusNames); ++i)
+    if (text == kStatusNames[i]) {
+      out = static_cast<ReplayStatus>(i);
+      return true;
+    }
+  return false;
+}
 
 std::string toKeyValues(const ReplayResult& r) {
   std::string s;
@@ -163,8 +186,9 @@ std::string toKeyValues(const ReplayResult& r) {
     for (const char c : v) s += (c == '\n' ? ' ' : c);
     s += '\n';
   };
-  line("status", r.status);
+  line("status", statusName(r.status));
   line("detail", r.detail);
+  line("thread_mode", r.threadMode);
   for (const Figure& f : kFigures)
     if (f.count != nullptr || f.real != nullptr) line(f.key, figureText(r, f));
   return s;
@@ -191,10 +215,12 @@ bool fromKeyValues(const std::string& text, ReplayResult& r) {
     };
     bool ok = true;
     if (k == "status") {
-      r.status = v;
+      ok = parseStatus(v, r.status);
       sawStatus = true;
     } else if (k == "detail") {
       r.detail = v;
+    } else if (k == "thread_mode") {
+      r.threadMode = v;
     } else {
       for (const Figure& f : kFigures) {
         if (k != f.key) continue;
@@ -255,7 +281,7 @@ ReplayResult runReplay(const ReplayOptions& options, const registry::SearchDirs&
   const bool none = options.allocator == "none";
   const registry::AllocatorInfo* info = none ? nullptr : registry::findAllocator(options.allocator);
   if (!none && info == nullptr) {
-    res.status = "unavailable";
+    res.status = ReplayStatus::Unavailable;
     res.detail = "unknown allocator '" + options.allocator + "'; known allocators: " +
                  registry::knownAllocatorNames();
     return res;
@@ -266,7 +292,7 @@ ReplayResult runReplay(const ReplayOptions& options, const registry::SearchDirs&
   if (info != nullptr && info->origin != registry::Origin::System) {
     const registry::Location where = registry::locate(*info, dirs);
     if (!where.available) {
-      res.status = "unavailable";
+      res.status = ReplayStatus::Unavailable;
       res.detail = registry::howToGet(where);
       return res;
     }
@@ -275,10 +301,19 @@ ReplayResult runReplay(const ReplayOptions& options, const registry::SearchDirs&
   }
   const std::string replayer = replayerPath();
   if (::access(replayer.c_str(), X_OK) != 0) {
-    res.status = "error";
+    res.status = ReplayStatus::Error;
     res.detail = "the replay program " + replayer +
                  " is missing; build the CMake target strata_replayer (or set STRATA_REPLAYER)";
     return res;
+  }
+
+  // The heap baseline: the replayer without any allocator, measured once per process (it is
+  // the same for every replay). Unmeasurable: the replayer measures from its replay's start.
+  static std::uint64_t baseline = 0;
+  static bool haveBaseline = false;
+  if (!haveBaseline) {
+    std::string error;
+    haveBaseline = baselineFromChild(replayer, baseline, error);
   }
 
   const std::string resultPath = makeTempFile();
@@ -286,6 +321,10 @@ ReplayResult runReplay(const ReplayOptions& options, const registry::SearchDirs&
                                    "--allocator", none ? "none" : "system", "--threads",
                                    std::to_string(options.threads), "--heap-limit",
                                    std::to_string(options.heapLimit)};
+  if (haveBaseline) {
+    args.push_back("--baseline");
+    args.push_back(std::to_string(baseline));
+  }
   if (!options.writeObjects) args.push_back("--no-write");
   if (options.verify) args.push_back("--verify");
   if (!options.seriesPath.empty()) {
@@ -304,7 +343,7 @@ ReplayResult runReplay(const ReplayOptions& options, const registry::SearchDirs&
   const int spawnErr = ::posix_spawn(&pid, replayer.c_str(), nullptr, nullptr, argv.data(), envp.data());
   if (spawnErr != 0) {
     ::unlink(resultPath.c_str());
-    res.status = "error";
+    res.status = ReplayStatus::Error;
     res.detail = "cannot start " + replayer + ": " + std::strerror(spawnErr);
     return res;
   }
@@ -316,12 +355,12 @@ ReplayResult runReplay(const ReplayOptions& options, const registry::SearchDirs&
   ::unlink(resultPath.c_str());
 
   if (WIFSIGNALED(wstatus)) {
-    res.status = "crashed";
+    res.status = ReplayStatus::Crashed;
     res.detail = "the replay was killed by " + signalName(WTERMSIG(wstatus));
     return res;
   }
   if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0 || !haveResult) {
-    res.status = "error";
+    res.status = ReplayStatus::Error;
     res.detail = "strata-replayer exited with status " +
                  std::to_string(WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1) +
                  (haveResult ? "" : " and wrote no result");
@@ -329,22 +368,34 @@ ReplayResult runReplay(const ReplayOptions& options, const registry::SearchDirs&
   }
   ReplayResult child;
   if (!fromKeyValues(text, child)) {
-    res.status = "error";
+    res.status = ReplayStatus::Error;
     res.detail = "strata-replayer wrote a malformed result";
     return res;
   }
-  if (child.status == kTraceErrorStatus)
+  if (child.status == ReplayStatus::TraceError)
     throw std::runtime_error(options.tracePath + ": " + child.detail);
   child.allocator = res.allocator;
   child.library = res.library;
   if (!options.seriesPath.empty()) {
     std::string csv;
     if (!readTextFile(options.seriesPath, csv) || !parseSeriesCsv(csv, child.series)) {
-      child.status = "error";
+      child.status = ReplayStatus::Error;
       child.detail = "cannot read the series " + options.seriesPath;
     }
   }
   return child;
+}
+
+std::string threadModeText(const ReplayResult& r) {
+  if (r.threadMode == "lifecycle")
+    return "as recorded: " + std::to_string(r.threadsStarted) +
+           " threads started and ended where the program's were, at most " +
+           std::to_string(r.threads) + " at once";
+  if (r.threadMode == "pool")
+    return "fixed pool: recorded thread t on replay thread t % " + std::to_string(r.threads) +
+           ", the trace has no thread start and end events or --threads was given";
+  if (r.threadMode == "single") return "one thread, in trace order";
+  return r.threadMode;
 }
 
 std::string toJson(const ReplayResult& r) {
@@ -358,8 +409,9 @@ std::string toJson(const ReplayResult& r) {
   };
   field("allocator", jsonString(r.allocator));
   field("library", jsonString(r.library));
-  field("status", jsonString(r.status));
+  field("status", jsonString(statusName(r.status)));
   field("detail", jsonString(r.detail));
+  field("thread_mode", jsonString(r.threadMode));
   for (const Figure& f : kFigures) field(f.key, figureText(r, f), &f == std::end(kFigures) - 1);
   return s + "}";
 }

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "allocator_registry.hpp"
@@ -15,7 +16,7 @@ namespace strata::replay {
 struct ReplayOptions {
   std::string tracePath;
   std::string allocator;        // a name from the registry, or "none" (the do-nothing allocator)
-  unsigned threads = 0;         // 0: one replay thread per recorded thread; 1: the total order
+  unsigned threads = 0;         // 0: as recorded (or one per recorded thread); 1: the total order
   std::uint64_t heapLimit = 0;  // bytes of heap; 0: no limit. Over it the run stops: "heap-limit"
   bool writeObjects = true;     // write every byte of every object, as a program would
   std::string seriesPath;       // when set: the heap/live curve is written here as CSV
@@ -30,18 +31,41 @@ struct ReplaySample {
   std::uint64_t liveBytes = 0;  // live bytes at this point
 };
 
+// How a replay ended. statusName() gives the text used at the edges (JSON, the result file,
+// tables); code compares the enum.
+enum class ReplayStatus {
+  Ok,           // "ok"
+  HeapLimit,    // "heap-limit": the heap passed ReplayOptions::heapLimit; the run stopped
+  OutOfMemory,  // "out-of-memory"
+  Crashed,      // "crashed": the replayer died of a signal
+  Unavailable,  // "unavailable": the allocator's library is not on this machine
+  Error,        // "error": verify mismatches, the replayer failed
+  TraceError,   // "trace-error": the trace cannot be read (runReplay throws instead)
+};
+
+// "ok", "heap-limit", "out-of-memory", "crashed", "unavailable", "error", "trace-error".
+const char* statusName(ReplayStatus s) noexcept;
+
+// The status named by text (statusName's inverse); false when the text names none.
+bool parseStatus(std::string_view text, ReplayStatus& out) noexcept;
+
 // What one replay measured.
 struct ReplayResult {
   std::string allocator;
   std::string library;             // the preloaded library; empty for glibc and none
-  std::string status;              // "ok", "heap-limit", "out-of-memory", "crashed", "unavailable", "error"
+  ReplayStatus status = ReplayStatus::Ok;
   std::string detail;              // for any status but ok: one sentence (signal, package to install...)
   std::uint64_t events = 0;        // events replayed
   std::uint64_t objects = 0;       // objects created
-  std::uint64_t threads = 0;       // replay threads used
+  std::uint64_t threads = 0;       // replay threads (lifecycle: the most alive at once)
+  std::string threadMode;          // "lifecycle" (as recorded), "pool" (fixed pool), "single"
+  std::uint64_t threadsStarted = 0;  // replay threads started (lifecycle: one per thread life)
   double wallSeconds = 0;          // replay loop only (not loading the trace)
   double cpuSeconds = 0;           // CPU time of the replay, all threads
+  double allocatorSeconds = 0;     // time inside allocator calls, summed over replay threads
+                                   // (threaded replays only; 0 for one thread)
   std::uint64_t peakHeapBytes = 0;
+  std::uint64_t startupHeapBytes = 0;  // heap when the replay starts: the allocator's start-up
   std::uint64_t peakLiveBytes = 0;
   double fragmentationPercent = 0; // (peak heap / peak live - 1) * 100
   std::uint64_t failedAllocations = 0;  // allocations that returned NULL during replay
@@ -56,6 +80,10 @@ struct ReplayResult {
 // Throws std::runtime_error only for errors of the caller's own (trace file missing, corrupt
 // trace: the message names the file and byte offset).
 ReplayResult runReplay(const ReplayOptions& options, const registry::SearchDirs& dirs);
+
+// How the threads were replayed, in words, for the readable output: "as recorded: N thread
+// lives, at most M at once", "fixed pool: recorded thread t on replay thread t % N", ...
+std::string threadModeText(const ReplayResult& result);
 
 // The result as one JSON object (the `strata replay --json` output; series omitted).
 std::string toJson(const ReplayResult& result);

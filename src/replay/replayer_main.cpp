@@ -4,7 +4,14 @@
 //
 //   strata-replayer --trace FILE --result OUT [--series CSV] [--allocator none|system]
 //                   [--threads N] [--heap-limit BYTES] [--no-write] [--verify]
-//                   [--window EVENTS]
+//                   [--window EVENTS] [--baseline BYTES]
+//   strata-replayer --measure-baseline
+//
+// --measure-baseline prints the heap baseline (measure.hpp: anonymous resident memory at the
+// start of main minus glibc's [heap]) and exits; run with no LD_PRELOAD, it is the process
+// without any allocator, which a replay's heap is measured from (--baseline). Without
+// --baseline the replayer measures it itself by running itself with --measure-baseline and
+// LD_PRELOAD removed; when that fails, the heap is measured from the start of the replay.
 //
 // It writes the result (key=value lines, result_file.hpp) to OUT and the heap/live series to
 // CSV, and exits 0 whenever it could write OUT (the status inside says how the replay went,
@@ -17,6 +24,7 @@
 #include <string_view>
 
 #include "engine.hpp"
+#include "measure.hpp"
 #include "result_file.hpp"
 
 namespace {
@@ -37,7 +45,8 @@ int usage(const std::string& why) {
   std::fprintf(stderr,
                "strata-replayer: %s\nusage: strata-replayer --trace FILE --result OUT [--series CSV] "
                "[--allocator none|system] [--threads N] [--heap-limit BYTES] [--no-write] "
-               "[--verify] [--window EVENTS]\n",
+               "[--verify] [--window EVENTS] [--baseline BYTES]\n"
+               "       strata-replayer --measure-baseline\n",
                why.c_str());
   return 2;
 }
@@ -47,6 +56,12 @@ int usage(const std::string& why) {
 // Parses the arguments, replays, writes the result files.
 int main(int argc, char** argv) {
   using namespace strata::replay;
+  if (argc == 2 && std::strcmp(argv[1], "--measure-baseline") == 0) {
+    // First, before this process allocates anything of its own.
+    const std::uint64_t baseline = startBaselineBytes();
+    std::printf("%llu\n", static_cast<unsigned long long>(baseline));
+    return 0;
+  }
   EngineOptions opt;
   std::string tracePath, resultPath, seriesPath;
   for (int i = 1; i < argc; ++i) {
@@ -74,6 +89,9 @@ int main(int argc, char** argv) {
     } else if (a == "--window" && next) {
       if (!parseNumber(argv[++i], n) || n == 0) return usage("--window takes a number of events");
       opt.windowEvents = n;
+    } else if (a == "--baseline" && next) {
+      if (!parseNumber(argv[++i], n)) return usage("--baseline takes a number of bytes");
+      opt.baselineBytes = n;
     } else if (a == "--no-write") {
       opt.writeObjects = false;
     } else if (a == "--verify") {
@@ -84,6 +102,13 @@ int main(int argc, char** argv) {
   }
   if (tracePath.empty() || resultPath.empty()) return usage("--trace and --result are required");
   opt.collectSeries = !seriesPath.empty();
+  if (!opt.baselineBytes) {
+    std::uint64_t b = 0;
+    std::string error;
+    if (baselineFromChild("/proc/self/exe", b, error)) opt.baselineBytes = b;
+    else std::fprintf(stderr, "strata-replayer: %s; measuring the heap from the replay's start\n",
+                      error.c_str());
+  }
 
   const ReplayResult r = replayFile(tracePath, opt);
   if (!seriesPath.empty() && !writeTextFile(seriesPath, seriesCsv(r.series))) {

@@ -33,7 +33,7 @@ AllocatorRow row(const std::string& allocator, double seconds, std::uint64_t hea
   AllocatorRow r;
   r.allocator = allocator;
   r.median.allocator = allocator;
-  r.median.status = "ok";
+  r.median.status = strata::replay::ReplayStatus::Ok;
   r.median.wallSeconds = seconds;
   r.median.peakHeapBytes = heap;
   return r;
@@ -42,7 +42,7 @@ AllocatorRow row(const std::string& allocator, double seconds, std::uint64_t hea
 LiveRow live(const std::string& allocator, double seconds, std::uint64_t rss) {
   LiveRow r;
   r.allocator = allocator;
-  r.status = "ok";
+  r.status = LiveStatus::Ok;
   r.wallSeconds = seconds;
   r.maxRssBytes = rss;
   r.wallRuns = {seconds};
@@ -63,7 +63,7 @@ TEST(CompareVerdict, CombinedSumsTimeAndTakesTheLargestHeap) {
   EXPECT_EQ(c.fastest, "jemalloc");
   EXPECT_EQ(c.smallest, "jemalloc");
   // An allocator that failed on one process is out of the verdict.
-  traces[1].rows[1].median.status = "crashed";
+  traces[1].rows[1].median.status = strata::replay::ReplayStatus::Crashed;
   combineProcesses(traces, c);
   EXPECT_FALSE(c.combined[1].finished);
   EXPECT_EQ(c.fastest, "glibc");
@@ -99,7 +99,7 @@ TEST(CompareVerdict, AgreementFlagsDifferencesBeyondTheSlack) {
   EXPECT_EQ(a.notes[1].find("mimalloc:"), 0u) << a.notes[1];
 
   // An allocator whose live run failed is left out of the agreement.
-  c.live.rows[2].status = "failed";
+  c.live.rows[2].status = LiveStatus::Failed;
   computeAgreement(c);
   EXPECT_EQ(c.agreement.allocators, 2u);
   EXPECT_TRUE(std::isnan(c.agreement.heapRankCorrelation));

@@ -17,7 +17,9 @@
 #include <vector>
 
 #include "../support/process.hpp"
+#include "trace_builder.hpp"
 #include "engine.hpp"
+#include "measure.hpp"
 #include "plan.hpp"
 #include "result_file.hpp"
 #include "strata/trace/reader.hpp"
@@ -30,58 +32,8 @@ using namespace strata;
 using namespace strata::replay;
 using trace::Event;
 using trace::Op;
-using Bytes = std::vector<unsigned char>;
-
-// A TraceWriter sink appending to a byte vector.
-struct VectorSink {
-  Bytes* out;
-  bool operator()(const unsigned char* d, std::size_t n) {
-    out->insert(out->end(), d, d + n);
-    return true;
-  }
-};
-
-// Builds a trace in memory event by event; small chunks so multi-chunk paths are exercised.
-class TraceBuilder {
- public:
-  explicit TraceBuilder(std::size_t buffer = 4096)
-      : buf_(buffer), w_(buf_.data(), buf_.size(), VectorSink{&bytes_}) {}
-  // Appends an event; returns the id it created (or kNoObject).
-  std::uint64_t add(Op op, std::uint64_t size = 0, std::uint64_t target = trace::kNoObject,
-                    std::uint64_t object = trace::kNoObject, std::uint8_t flags = 0,
-                    std::uint32_t thread = 0, std::uint8_t alignLog2 = 0) {
-    Event e;
-    e.op = op;
-    e.size = size;
-    e.target = target;
-    e.object = object;
-    e.flags = flags;
-    e.thread = thread;
-    e.alignLog2 = alignLog2;
-    e.timeNs = ++time_;
-    const std::uint64_t id = w_.append(e);
-    EXPECT_NE(id, trace::TraceWriter<VectorSink>::kRejected);
-    return id;
-  }
-  std::uint64_t malloc(std::uint64_t n, std::uint32_t t = 0) {
-    return add(Op::Malloc, n, trace::kNoObject, trace::kNoObject, 0, t);
-  }
-  void free(std::uint64_t id, std::uint32_t t = 0) {
-    add(Op::Free, 0, trace::kNoObject, id, 0, t);
-  }
-  // The finished trace (with trailer unless trailer is false).
-  Bytes finish(bool trailer = true) {
-    if (trailer) EXPECT_TRUE(w_.finish());
-    else EXPECT_TRUE(w_.flush());
-    return bytes_;
-  }
-
- private:
-  Bytes bytes_;
-  std::vector<unsigned char> buf_;
-  trace::TraceWriter<VectorSink> w_;
-  std::uint64_t time_ = 0;
-};
+using strata::test::Bytes;
+using strata::test::TraceBuilder;
 
 // Decodes a whole trace into one window per replay thread.
 struct Decoded {
@@ -105,9 +57,10 @@ Decoded decodeAll(const Bytes& t, unsigned threads = 1) {
 }
 
 // "Malloc(0,100) Free(0) ..." for a thread's ops, for readable expectations.
-std::string describe(const std::vector<PlanOp>& ops) {
+template <class Ops>
+std::string describe(const Ops& ops) {
   static const char* names[] = {"Malloc", "Calloc", "Realloc", "Memalign", "New",
-                                "NewAligned", "Free", "Delete", "DeleteAligned"};
+                                "NewAligned", "Free", "Delete", "DeleteAligned", "Touch"};
   std::string s;
   for (const PlanOp& op : ops) {
     if (!s.empty()) s += ' ';
@@ -286,7 +239,7 @@ TEST(ReplayEngine, RandomTracesKeepContentsOnTheProcessMalloc) {
     o.threads = 1;
     o.windowEvents = 3000;
     const ReplayResult r = replayMemory(t.bytes.data(), t.bytes.size(), o);
-    EXPECT_EQ(r.status, "ok") << r.detail;
+    EXPECT_EQ(r.status, ReplayStatus::Ok) << r.detail;
     EXPECT_EQ(r.verifyErrors, 0u);
     EXPECT_EQ(r.failedAllocations, 0u);
     EXPECT_EQ(r.events, t.events);
@@ -309,7 +262,7 @@ TEST(ReplayEngine, ThreadedReplayMatchesSingleThreadReplay) {
   o.threads = 1;
   const ReplayResult s = replayMemory(t.bytes.data(), t.bytes.size(), o);
   for (const ReplayResult* r : {&a, &a2, &s}) {
-    EXPECT_EQ(r->status, "ok") << r->detail;
+    EXPECT_EQ(r->status, ReplayStatus::Ok) << r->detail;
     EXPECT_EQ(r->verifyErrors, 0u);
     EXPECT_EQ(r->events, t.events);
     EXPECT_EQ(r->objects, s.objects);
@@ -331,7 +284,7 @@ TEST(ReplayEngine, TraceWithoutTrailerAndTheNoneAllocator) {
   EngineOptions o;
   o.allocator = EngineAllocator::None;
   const ReplayResult r = replayMemory(t.bytes.data(), t.bytes.size(), o);
-  EXPECT_EQ(r.status, "ok") << r.detail;
+  EXPECT_EQ(r.status, ReplayStatus::Ok) << r.detail;
   EXPECT_EQ(r.events, t.events);
   EXPECT_EQ(r.peakLiveBytes, t.peakLive);
   EXPECT_EQ(r.threads, 2u);
@@ -345,7 +298,7 @@ TEST(ReplayEngine, HeapLimitStopsTheRun) {
   o.threads = 1;
   o.heapLimit = 4 << 20;
   const ReplayResult r = replayMemory(t.data(), t.size(), o);
-  EXPECT_EQ(r.status, "heap-limit") << r.detail;
+  EXPECT_EQ(r.status, ReplayStatus::HeapLimit) << r.detail;
   EXPECT_LT(r.events, 2048u);
   EXPECT_GT(r.peakHeapBytes, std::uint64_t{4} << 20);
   // The overshoot is bounded: a sample at least every limit/16 bytes allocated.
@@ -367,7 +320,7 @@ TEST(ReplayEngine, CorruptTracesReportTheByteOffset) {
   for (const auto& [what, bytes] : cases) {
     EngineOptions o;
     const ReplayResult r = replayMemory(bytes.data(), bytes.size(), o);
-    EXPECT_EQ(r.status, kTraceErrorStatus) << what;
+    EXPECT_EQ(r.status, ReplayStatus::TraceError) << what;
     EXPECT_NE(r.detail.find(what), std::string::npos) << r.detail;
     EXPECT_NE(r.detail.find("at byte offset"), std::string::npos) << r.detail;
   }
@@ -375,7 +328,7 @@ TEST(ReplayEngine, CorruptTracesReportTheByteOffset) {
 
 TEST(ReplayResultFile, KeyValuesAndSeriesRoundTrip) {
   ReplayResult r;
-  r.status = "heap-limit";
+  r.status = ReplayStatus::HeapLimit;
   r.detail = "over\nthe limit";
   r.events = 12;
   r.wallSeconds = 0.25;
@@ -383,7 +336,7 @@ TEST(ReplayResultFile, KeyValuesAndSeriesRoundTrip) {
   r.fragmentationPercent = -3.5;
   ReplayResult back;
   ASSERT_TRUE(fromKeyValues(toKeyValues(r), back));
-  EXPECT_EQ(back.status, "heap-limit");
+  EXPECT_EQ(back.status, ReplayStatus::HeapLimit);
   EXPECT_EQ(back.detail, "over the limit");
   EXPECT_EQ(back.events, 12u);
   EXPECT_EQ(back.wallSeconds, 0.25);
@@ -525,6 +478,35 @@ TEST(ReplayCli, BadInput) {
   EXPECT_NE(r.err.find("--heap-limit"), std::string::npos) << r.err;
 }
 
+// A trace with thread start and end events replays its threads as recorded, through the
+// child process too, and says so; the start-up heap is reported.
+TEST(ReplayCli, LifecycleThreadsEndToEnd) {
+  TempDir dir;
+  TraceBuilder b;
+  const auto keep = b.malloc(100, 0);
+  for (std::uint32_t t = 1; t <= 8; ++t) {
+    b.threadStart(t, 0);
+    b.free(b.malloc(1000, t), t);
+    b.threadEnd(t);
+  }
+  b.free(keep, 0);
+  const fs::path trace = dir.write("threads.trace", b.finish());
+  for (const char* name : {"glibc", "jemalloc", "mimalloc", "strata"}) {
+    const CliRun r = strata({"replay", trace.string(), "--allocator", name, "--json"});
+    if (r.exitCode == 1 && r.err.find("install") != std::string::npos) continue;  // not here
+    EXPECT_EQ(r.exitCode, 0) << name << ": " << r.err;
+    EXPECT_EQ(jsonField(r.out, "status"), "ok") << name << ": " << r.out;
+    EXPECT_EQ(jsonField(r.out, "thread_mode"), "lifecycle") << r.out;
+    EXPECT_EQ(jsonField(r.out, "threads_started"), "9") << r.out;
+    EXPECT_NE(jsonField(r.out, "startup_heap_bytes"), "<missing>") << r.out;
+    EXPECT_NE(jsonField(r.out, "allocator_seconds"), "<missing>") << r.out;
+  }
+  const CliRun text = strata({"replay", trace.string(), "--allocator", "glibc"});
+  EXPECT_NE(text.out.find("as recorded"), std::string::npos) << text.out;
+  const CliRun pool = strata({"replay", trace.string(), "--allocator", "glibc", "--threads", "2", "--json"});
+  EXPECT_EQ(jsonField(pool.out, "thread_mode"), "pool") << pool.out;
+}
+
 #ifdef STRATA_TEST_PRELOAD
 // Other allocators by LD_PRELOAD in the replayer (not under a sanitizer). An allocator whose
 // library is not on this machine is skipped, with the sentence saying what to install.
@@ -567,11 +549,31 @@ TEST(ReplayCli, VerifyCatchesOverlappingBlocks) {
     return r;
   };
   const ReplayResult broken = replay(STRATA_TEST_BROKEN_MALLOC);
-  EXPECT_EQ(broken.status, "error") << broken.detail;
+  EXPECT_EQ(broken.status, ReplayStatus::Error) << broken.detail;
   EXPECT_EQ(broken.verifyErrors, 1u);  // x's contents were overwritten by y's
   const ReplayResult good = replay("");
-  EXPECT_EQ(good.status, "ok") << good.detail;
+  EXPECT_EQ(good.status, ReplayStatus::Ok) << good.detail;
   EXPECT_EQ(good.verifyErrors, 0u);
+}
+
+// The heap baseline: `strata-replayer --measure-baseline` prints its anonymous resident memory
+// minus glibc's heap as one number, and baselineFromChild (what runReplay uses, with
+// LD_PRELOAD removed) reads it back.
+TEST(ReplayCli, MeasureBaselinePrintsANumber) {
+  TempDir dir;
+  const fs::path out = dir.path() / "baseline.txt";
+  const std::string cmd = "'" STRATA_TEST_REPLAYER "' --measure-baseline > '" + out.string() + "'";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  const std::string text = slurp(out);
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+  EXPECT_GT(v, 0u) << text;
+  EXPECT_LT(v, 1ull << 30) << text;
+  EXPECT_EQ(std::string(end), "\n") << text;
+  std::uint64_t fromChild = 0;
+  std::string error;
+  ASSERT_TRUE(baselineFromChild(STRATA_TEST_REPLAYER, fromChild, error)) << error;
+  EXPECT_GT(fromChild, 0u);
 }
 
 // A replay that dies of a signal is reported as crashed, with the signal's name, and `strata

@@ -3,7 +3,8 @@
 # other allocators go by LD_PRELOAD into strata-replayer, which a sanitized build cannot take,
 # so those run only without STRATA_SANITIZE (STRATA_TEST_PRELOAD).
 if(TARGET strata_replay)
-  add_executable(replay_test ${CMAKE_CURRENT_LIST_DIR}/replay_test.cpp)
+  add_executable(replay_test ${CMAKE_CURRENT_LIST_DIR}/replay_test.cpp
+                             ${CMAKE_CURRENT_LIST_DIR}/replay_v2_test.cpp)
   target_compile_options(replay_test PRIVATE -Wall -Wextra -Werror)
   target_link_libraries(replay_test PRIVATE strata_replay GTest::gtest GTest::gtest_main)
   if(TARGET strata_cli)
