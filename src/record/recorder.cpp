@@ -1571,6 +1571,28 @@ void threadEnded() {
   ++tGuard;
 }
 
+// The size from which objects are large (see gLarge): two pages, or STRATA_TRACE_TOUCH_MIN
+// bytes when that is set to a larger number, or never when it is "off". Measuring costs the
+// program a page fault per page it touches of every large object (the pages it would have
+// reused resident were given back), so a program with many large short-lived objects that
+// it writes whole records faster with a larger threshold or none.
+uint64_t largeThreshold(const char* setting) {
+  const uint64_t least = 2 * uint64_t{gPageSize};
+  if (setting == nullptr || setting[0] == '\0') return least;
+  if (::strcmp(setting, "off") == 0) return ~uint64_t{0};
+  char* end = nullptr;
+  const unsigned long long v = ::strtoull(setting, &end, 10);
+  if (end == setting || *end != '\0') {
+    static const char kMsg[] =
+        "strata-record: STRATA_TRACE_TOUCH_MIN is not a number of bytes or 'off'; using two "
+        "pages\n";
+    const ssize_t ignored = ::write(2, kMsg, sizeof kMsg - 1);
+    (void)ignored;
+    return least;
+  }
+  return std::max<uint64_t>(v, least);
+}
+
 // Starts recording when STRATA_TRACE_FILE is set: runs as the first constructor of this
 // library, which the dynamic loader initialises before the program's own libraries.
 // Allocations made before this point (by the C and C++ runtimes) are not recorded; freeing
@@ -1613,7 +1635,7 @@ __attribute__((constructor(101))) void startRecorder() {
   gBuffer = static_cast<unsigned char*>(mapPages(kBufferBytes));
   if (gBuffer == nullptr || !gMap.init(kInitialMapSlots) || !gLarge.init(64) || !openTrace())
     return;
-  gLargeThreshold = 2 * uint64_t{gPageSize};
+  gLargeThreshold = largeThreshold(::getenv("STRATA_TRACE_TOUCH_MIN"));
   strata::record::initThreadHooks({threadStarted, threadEnded});
   startWriter();
   installSignalHandlers();

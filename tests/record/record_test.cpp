@@ -698,6 +698,21 @@ TEST(RecordTouch, ReallocGrowthCountsTheWrittenPartOnly) {
   expectTouchBeforeFree(ev, touchOld + 1, 128 * kKiB - 2 * kPage, 128 * kKiB + 2 * kPage);
 }
 
+// STRATA_TRACE_TOUCH_MIN moves the threshold up, or turns the measurement off.
+TEST(RecordTouch, ThresholdSettingMovesOrTurnsOffTheMeasurement) {
+  for (const char* setting : {"off", "2000000"}) {
+    SCOPED_TRACE(setting);
+    TempDir dir;
+    const Result r = run(dir, std::string("STRATA_TRACE_TOUCH_MIN=") + setting + " " +
+                                  quote(kStrata) + " record -o ts.trace -- " + quote(RECORD_TOUCH) +
+                                  " memset");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const TraceFile t = readTraceFile(dir / "ts.trace");
+    EXPECT_GE(findCreate(t.events, Op::Malloc, kMiB), 0);
+    for (const Event& e : t.events) EXPECT_NE(e.op, Op::Touch);
+  }
+}
+
 // A large object still live at exit gets its Touch at the end of the trace.
 TEST(RecordTouch, LiveObjectIsTouchedAtExit) {
   TempDir dir;
