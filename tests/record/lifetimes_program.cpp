@@ -2,7 +2,9 @@
 // (each joined before the next starts), after a marker malloc(4000) freed on the main thread.
 // Thread i: malloc(5000 + i) and its free; calloc(1, 64 KiB) with one byte written, freed (a
 // large object freed on the thread); a thread_local object whose destructor frees
-// malloc(6000 + i) at the thread's end. The last thread ends with pthread_exit instead of a
+// malloc(6000 + i) at the thread's end; a pthread key whose destructor frees malloc(7000 + i)
+// (the key is made after the recorder's, so its destructor runs after the recorder's in each
+// round of key destructors). The last thread ends with pthread_exit instead of a
 // return. record_test checks that each thread's events lie between its ThreadStart and
 // ThreadEnd.
 #include <pthread.h>
@@ -19,11 +21,17 @@ struct Holder {
 };
 thread_local Holder tHolder;
 int gThreads = 0;
+pthread_key_t gKey;
+
+void freeValue(void* p) { free(p); }
 
 void* work(void* arg) {
   const auto i = reinterpret_cast<std::size_t>(arg);
   tHolder.p = malloc(6000 + i);
   escape(tHolder.p);
+  void* keyed = malloc(7000 + i);
+  escape(keyed);
+  pthread_setspecific(gKey, keyed);
   void* a = malloc(5000 + i);
   escape(a);
   free(a);
@@ -39,6 +47,7 @@ void* work(void* arg) {
 int main(int argc, char** argv) {
   if (argc != 2) return 2;
   gThreads = atoi(argv[1]);
+  if (pthread_key_create(&gKey, freeValue) != 0) return 12;
   void* marker = malloc(4000);
   escape(marker);
   free(marker);

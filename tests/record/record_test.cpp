@@ -750,7 +750,7 @@ TEST(RecordTouch, ForkChildTouchesTheObjectsItInherited) {
 }
 
 // Threads created one after another, each allocating, freeing a large object and ending with
-// a thread_local destructor that frees: every thread's events lie between its ThreadStart
+// a thread_local destructor and a pthread key destructor that free: every thread's events lie between its ThreadStart
 // (naming the main thread, 0) and its ThreadEnd, and nothing of it comes after.
 TEST(RecordThreads, EachThreadIsBracketedByItsStartAndEnd) {
   constexpr int kThreads = 8;
@@ -784,7 +784,7 @@ TEST(RecordThreads, EachThreadIsBracketedByItsStartAndEnd) {
     EXPECT_EQ(first.target, 0u);
     EXPECT_EQ(ev[idx.back()].op, Op::ThreadEnd);
     int worker = -1;
-    bool ownFree = false, tlsFree = false, bigTouched = false;
+    bool ownFree = false, tlsFree = false, keyFree = false, bigTouched = false;
     std::map<std::uint64_t, std::uint64_t> sizeOf;
     for (std::size_t k = 1; k + 1 < idx.size(); ++k) {
       const Event& e = ev[idx[k]];
@@ -798,6 +798,7 @@ TEST(RecordThreads, EachThreadIsBracketedByItsStartAndEnd) {
         const std::uint64_t size = sizeOf[e.object];
         ownFree = ownFree || (size >= 5000 && size < 5000 + kThreads);
         tlsFree = tlsFree || (size >= 6000 && size < 6000 + kThreads);
+        keyFree = keyFree || (size >= 7000 && size < 7000 + kThreads);
       }
       if (e.op == Op::Touch) {
         EXPECT_EQ(sizeOf[e.object], 64 * kKiB);
@@ -812,6 +813,7 @@ TEST(RecordThreads, EachThreadIsBracketedByItsStartAndEnd) {
     seenWorkers.insert(worker);
     EXPECT_TRUE(ownFree);
     EXPECT_TRUE(tlsFree) << "the thread_local destructor's free is not before ThreadEnd";
+    EXPECT_TRUE(keyFree) << "the key destructor's free is not before ThreadEnd";
     EXPECT_TRUE(bigTouched);
   }
   EXPECT_EQ(workers, kThreads);
