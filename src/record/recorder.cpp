@@ -8,8 +8,10 @@
 // multi-threaded process on the TSC clock, plain creates and releases go first into
 // per-thread rings that are merged in time-stamp order under that lock. Addresses are
 // turned into dense object ids by an open-addressing hash table in mmap memory, so the
-// recorder never calls the malloc it records. docs/recording.md describes the behaviour
-// (file names, fork, exec, crashes) and the limits.
+// recorder never calls the malloc it records. Each trace starts with the program chunk;
+// large objects get a Touch event before they end (page logic in touch.hpp); threads made
+// with pthread_create get ThreadStart and ThreadEnd (wrapper in threads.hpp).
+// docs/recording.md describes the behaviour (file names, fork, exec, crashes) and the limits.
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
