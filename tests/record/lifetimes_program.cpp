@@ -9,6 +9,7 @@
 // ThreadEnd.
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 
 #include <cstddef>
 
@@ -46,6 +47,7 @@ void* work(void* arg) {
 
 int main(int argc, char** argv) {
   if (argc != 2) return 2;
+  prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);  // one written byte makes one page resident, not 2 MiB
   gThreads = atoi(argv[1]);
   if (pthread_key_create(&gKey, freeValue) != 0) return 12;
   void* marker = malloc(4000);
