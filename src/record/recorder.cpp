@@ -8,8 +8,10 @@
 // multi-threaded process on the TSC clock, plain creates and releases go first into
 // per-thread rings that are merged in time-stamp order under that lock. Addresses are
 // turned into dense object ids by an open-addressing hash table in mmap memory, so the
-// recorder never calls the malloc it records. docs/recording.md describes the behaviour
-// (file names, fork, exec, crashes) and the limits.
+// recorder never calls the malloc it records. Each trace starts with the program chunk;
+// large objects get a Touch event before they end (page logic in touch.hpp); threads made
+// with pthread_create get ThreadStart and ThreadEnd (wrapper in threads.hpp).
+// docs/recording.md describes the behaviour (file names, fork, exec, crashes) and the limits.
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -36,6 +38,8 @@
 #include <new>
 
 #include "strata/trace/writer.hpp"
+#include "threads.hpp"
+#include "touch.hpp"
 
 #define STRATA_EXPORT extern "C" __attribute__((visibility("default")))
 
@@ -59,6 +63,9 @@ using strata::trace::kFlagNull;
 using strata::trace::kNoObject;
 using strata::trace::Op;
 using Writer = strata::trace::TraceWriter<FdSink>;
+using strata::record::kTouchUnknown;
+using strata::record::releasePages;
+using strata::record::touchedBytes;
 
 // Chunk buffer: events are written out every 256 KiB (about 50 000 events), so a SIGKILL
 // loses at most that much and every earlier chunk is valid on disk.
@@ -446,6 +453,31 @@ alignas(64) unsigned char gWriterStorage[sizeof(Writer)];
 Writer* gWriter = nullptr;
 unsigned char* gBuffer = nullptr;
 ObjectMap gMap;
+
+// Large objects: those whose Touch event says how much of them the program touched (see
+// touch.hpp). An object is large when its requested size is at least two pages: a smaller
+// one holds at most one whole page inside it (none when it straddles a page boundary), so
+// giving its pages back would save a replay at most a page of writes while costing two system
+// calls per object and a page fault per touched page. Every object made by malloc, calloc,
+// realloc, the memalign family or operator new of that size has its whole interior pages
+// given back to the kernel at creation ("prepared"), and only those go into gLarge, with
+// their requested size: the Touch event needs it before the free, and the exit path lists
+// the live ones. Reap objects are never prepared. gLargeThreshold is ~0 until the recorder
+// starts; both are read-only afterwards.
+struct LargeSlot {
+  uintptr_t addr;
+  uint64_t size;
+};
+uint64_t gLargeThreshold = ~uint64_t{0};
+size_t gPageSize = 4096;
+HashTable<LargeSlot> gLarge;  // under gHot.lock
+// Marks a raw ring event (and the flags createLocked is given): on a create, the object was
+// prepared; on a release, its size field holds the touched bytes. The bit of kFlagSameThread,
+// which never appears in an event's flags: stripped before the writer sees them.
+constexpr uint8_t kRawMark = 0x80;
+// "No Touch measured", passed to the release paths.
+constexpr uint64_t kNoTouch = kTouchUnknown;
+
 int gFd = -1;
 pid_t gPid = 0;             // the process the current trace belongs to
 char gPath[4096];           // STRATA_TRACE_FILE
@@ -688,24 +720,56 @@ inline uint64_t append(Op op, uint8_t flags, uint64_t t, uint64_t size, uint64_t
   return appendAs(threadIndex(), op, flags, t, size, object, target, align);
 }
 
+// Notes (under gHot.lock) that the object at p of `size` bytes, at least gLargeThreshold, was
+// just created: in gLarge when it was prepared, else out of it (an entry left at that address
+// by an object whose free the recorder did not see must not stand for this one).
+[[gnu::noinline]] void noteLarge(uintptr_t p, uint64_t size, bool prepared) {
+  if (prepared) {
+    gLarge.insert(LargeSlot{p, size});
+  } else {
+    gLarge.erase(p);
+  }
+}
+
+// The requested size of the prepared large object at p, whose map entry is e, or 0 when it
+// is not one (under gHot.lock).
+uint64_t preparedSize(uintptr_t p, const Entry& e) {
+  const LargeSlot* l = gLarge.find(p);
+  if (l == nullptr || l->size != e.size || metaIsReap(e.meta) || metaReap(e.meta) != kNoObject)
+    return 0;
+  return l->size;
+}
+
 // Logs (under gHot.lock) a creating call of thread `thread`, stamped t, that returned p, with
-// its flags already complete (kFlagAligned, kFlagFailed, kFlagNull), and maps p to its id.
+// its flags already complete (kFlagAligned, kFlagFailed, kFlagNull, and kRawMark when p was
+// prepared), and maps p to its id.
 inline void createLocked(uint32_t thread, Op op, uint8_t flags, uint64_t t, uint64_t size,
                          uintptr_t p, unsigned align) {
+  const bool prepared = (flags & kRawMark) != 0;
+  flags &= static_cast<uint8_t>(~kRawMark);
   const uint64_t id = appendAs(thread, op, flags, t, size, kNoObject, kNoObject, align);
-  if (p != 0 && id < Writer::kRejected)
+  if (p != 0 && id < Writer::kRejected) {
     gMap.insert(Entry{p, id, size, makeMeta(kNoObject, false, align)});
+    if (size >= gLargeThreshold) [[unlikely]]
+      noteLarge(p, size, prepared);
+  }
 }
 
 // Logs (under gHot.lock) a release (free, delete) of p by thread `thread`, stamped t, and
 // forgets p; an unknown p (allocated before recording started, or by the recorder) is skipped.
-inline void releaseLocked(uint32_t thread, Op op, uint64_t t, uintptr_t p) {
+// touched: the bytes of p's object the program touched, measured before the real free, or
+// kNoTouch; when given, a Touch event comes right before the release.
+inline void releaseLocked(uint32_t thread, Op op, uint64_t t, uintptr_t p, uint64_t touched) {
   if (p == 0) {
     appendAs(thread, op, kFlagNull, t, 0, kNoObject, kNoObject, 0);
     return;
   }
   Entry e;
   if (!gMap.take(p, &e)) return;
+  if (e.size >= gLargeThreshold) [[unlikely]] {
+    gLarge.erase(p);
+    if (touched != kNoTouch) appendAs(thread, Op::Touch, 0, t, touched, e.id, kNoObject, 0);
+  }
   appendAs(thread, op, 0, t, 0, e.id, kNoObject, 0);
 }
 
@@ -727,7 +791,8 @@ inline void releaseLocked(uint32_t thread, Op op, uint64_t t, uintptr_t p) {
 // predecessors of this kind are therefore already published; so a merge never sees B's malloc
 // without A's free, and writes the free first.
 
-// One raw event as a thread logs it: op, flags, alignment, TSC stamp, address and size.
+// One raw event as a thread logs it: op, flags, alignment, TSC stamp, address and size
+// (a release with kRawMark: the touched bytes).
 struct RawEvent {
   uint64_t tsc;
   uint64_t addr;
@@ -827,7 +892,7 @@ constexpr uint64_t kPrefetchAhead = 8;
                                gTsc.mult.load(std::memory_order_relaxed));
     const Op op = static_cast<Op>(e.op);
     if (op == Op::Free || op == Op::Delete) {
-      releaseLocked(c.ring->thread, op, t, e.addr);
+      releaseLocked(c.ring->thread, op, t, e.addr, (e.flags & kRawMark) ? e.size : kNoTouch);
     } else {
       createLocked(c.ring->thread, op, e.flags, t, e.size, e.addr, e.align);
     }
@@ -957,8 +1022,13 @@ inline bool pushEvent(Op op, uint8_t flags, uintptr_t addr, uint64_t size, unsig
 
 // Logs a creating call (malloc, calloc, memalign, new, realloc(NULL, n)) that returned p: into
 // the thread's ring when it has one, else directly under gHot.lock.
+// A large object's interior pages are given back right here, right after the real call
+// returned and before the program sees p (see gLarge).
 template <Op op>
 void recordCreate(uint8_t flags, uint64_t size, void* p, unsigned align) {
+  if (size >= gLargeThreshold && p != nullptr) [[unlikely]] {
+    if (releasePages(p, 0, size, gPageSize)) flags |= kRawMark;
+  }
   if (align != 0 || op == Op::Memalign) flags |= kFlagAligned;
   if (p == nullptr) flags |= kFlagFailed;
   if (ringsUsable() && pushEvent(op, flags, reinterpret_cast<uintptr_t>(p), size, align)) return;
@@ -973,17 +1043,61 @@ void recordCreate(uint8_t flags, uint64_t size, void* p, unsigned align) {
 // Logs free/delete of p and forgets p. Called BEFORE the real free: once the memory is back in
 // the allocator, another thread's malloc may return the same address at once, and its event
 // (and map entry) must come after this one, or the map would lose the new object and the
-// trace would show the new object's id being freed.
+// trace would show the new object's id being freed. touched: see releaseLocked; it travels
+// in the ring event's size (with kRawMark), so the Touch and the release are written
+// together, one right after the other, whenever the ring is merged.
 template <Op op>
-void recordRelease(void* p) {
-  if (ringsUsable() && pushEvent(op, 0, reinterpret_cast<uintptr_t>(p), 0, 0)) return;
+void recordRelease(void* p, uint64_t touched) {
+  const uint8_t flags = touched != kNoTouch ? kRawMark : 0;
+  const uint64_t size = touched != kNoTouch ? touched : 0;
+  if (ringsUsable() && pushEvent(op, flags, reinterpret_cast<uintptr_t>(p), size, 0)) return;
   gMap.prefetch(reinterpret_cast<uintptr_t>(p));
   const uint64_t t = nowNs();
   gMap.touch(reinterpret_cast<uintptr_t>(p));
   Locked lock;
   if (gState.load(std::memory_order_relaxed) != kOn) return;
   drainRings();
-  releaseLocked(threadIndex(), op, t, reinterpret_cast<uintptr_t>(p));
+  releaseLocked(threadIndex(), op, t, reinterpret_cast<uintptr_t>(p), touched);
+}
+
+// The release of a block that may hold a large object: looks it up under the lock (after
+// merging the rings, which may hold its creation), measures what the program touched outside
+// the lock (mincore walks the object's page table; a big object would hold up every other
+// thread), then logs the release with it. Nobody else can free or change the object
+// meanwhile: it is the caller's to free.
+template <Op op>
+[[gnu::noinline]] void recordLargeRelease(void* p) {
+  const auto addr = reinterpret_cast<uintptr_t>(p);
+  uint64_t size = 0;
+  {
+    Locked lock;
+    if (gState.load(std::memory_order_relaxed) != kOn) return;
+    drainRings();
+    Entry e;
+    if (gMap.find(addr, &e)) size = preparedSize(addr, e);
+  }
+  recordRelease<op>(p, size == 0 ? kNoTouch : touchedBytes(p, size, gPageSize));
+}
+
+// Whether the block p (from glibc's malloc, or null) is big enough to hold a large object:
+// its chunk size, in the word before it (flags in the low 3 bits), is at least the threshold.
+// A free reads that word first anyway, so this costs no cache miss; the requested size is
+// never larger than the chunk, so no large object is missed, and the few blocks that pass
+// without holding one are looked up and let go.
+inline bool mayBeLarge(const void* p) {
+  if (p == nullptr) return false;
+  const size_t chunk = static_cast<const size_t*>(p)[-1] & ~size_t{7};
+  return chunk >= gLargeThreshold;
+}
+
+// Logs free/delete of p: the plain path, or the large one.
+template <Op op>
+inline void recordFree(void* p) {
+  if (mayBeLarge(p)) [[unlikely]] {
+    recordLargeRelease<op>(p);
+    return;
+  }
+  recordRelease<op>(p, kNoTouch);
 }
 
 // realloc-like calls: the real call runs under gHot.lock, from before it until its event is
@@ -995,6 +1109,13 @@ void recordRelease(void* p) {
 // call, and the merge after it writes the releases of the new block (published before that
 // block was freed) while a malloc that got the old block (stamped after the call began) only
 // finds an address the map no longer holds.
+// Large objects: what the program touched of the old one is measured before the call (the
+// call copies it, or moves its pages), and written as a Touch right before the realloc event
+// when the old object ends (the call succeeded, or size 0 freed it). The new block is
+// prepared when it is large: its part beyond the old size is unspecified and given back; the
+// part up to the old size holds the old contents, and counts as touched wherever the copy
+// made it resident (an old object that was large but not prepared leaves the new one
+// unprepared: its pages say nothing).
 template <class Call>
 void* recordResize(Op op, void* old, uint64_t size, Call call) {
   const uint64_t t = nowNs();
@@ -1003,28 +1124,66 @@ void* recordResize(Op op, void* old, uint64_t size, Call call) {
   const uintptr_t oldAddr = reinterpret_cast<uintptr_t>(old);
   Entry e;
   bool known = false;
+  uint64_t oldPrepared = 0;     // the old object's size when it was a prepared large object
+  uint64_t touched = kNoTouch;  // what the program touched of it
   if (on) {
     drainRings();
     known = gMap.take(oldAddr, &e);
+    if (known && e.size >= gLargeThreshold) [[unlikely]] {
+      oldPrepared = preparedSize(oldAddr, e);
+      gLarge.erase(oldAddr);
+      if (oldPrepared != 0) touched = touchedBytes(old, oldPrepared, gPageSize);
+    }
   }
   void* q = call();
   lock.keepErrno();
   if (!on) return q;
+  const auto newAddr = reinterpret_cast<uintptr_t>(q);
+  bool newPrepared = false;
+  if (known && q != nullptr && size >= gLargeThreshold) [[unlikely]] {
+    newPrepared = (e.size < gLargeThreshold || oldPrepared != 0) &&
+                  releasePages(q, e.size, size, gPageSize);
+  }
   drainRings();
   if (!known) {  // the old block is unknown: the result is simply a new object
-    if (q != nullptr) createLocked(threadIndex(), Op::Malloc, 0, t, size, reinterpret_cast<uintptr_t>(q), 0);
+    if (q != nullptr) createLocked(threadIndex(), Op::Malloc, 0, t, size, newAddr, 0);
     return q;
   }
   const uint64_t oldId = e.id;
   if (q == nullptr) {
+    if (size != 0) {  // the old block is untouched (realloc(p, 0) freed it)
+      append(op, kFlagFailed, t, size, kNoObject, oldId, 0);
+      gMap.insert(e);
+      if (oldPrepared != 0) gLarge.insert(LargeSlot{oldAddr, oldPrepared});
+      return q;
+    }
+    if (touched != kNoTouch) append(Op::Touch, 0, t, touched, oldId, kNoObject, 0);
     append(op, kFlagFailed, t, size, kNoObject, oldId, 0);
-    if (size != 0) gMap.insert(e);  // the old block is untouched (realloc(p, 0) freed it)
     return q;
   }
+  if (touched != kNoTouch) append(Op::Touch, 0, t, touched, oldId, kNoObject, 0);
   const uint64_t id = append(op, 0, t, size, kNoObject, oldId, 0);
-  if (id < Writer::kRejected)
-    gMap.insert(Entry{reinterpret_cast<uintptr_t>(q), id, size, makeMeta(kNoObject, false, 0)});
+  if (id < Writer::kRejected) {
+    gMap.insert(Entry{newAddr, id, size, makeMeta(kNoObject, false, 0)});
+    if (size >= gLargeThreshold) [[unlikely]]
+      noteLarge(newAddr, size, newPrepared);
+  }
   return q;
+}
+
+// Appends a Touch event for every live prepared large object (under gHot.lock, the rings
+// merged): the end of the trace ends them too, and a replay must know what they held.
+void touchLiveLarge() {
+  const uint64_t t = nowNs();
+  const LargeSlot* s = gLarge.slots();
+  for (size_t i = 0; i < gLarge.capacity(); ++i) {
+    if (s[i].addr == 0) continue;
+    Entry e;
+    if (!gMap.find(s[i].addr, &e) || preparedSize(s[i].addr, e) == 0) continue;
+    const uint64_t touched =
+        touchedBytes(reinterpret_cast<const void*>(s[i].addr), s[i].size, gPageSize);
+    if (touched != kNoTouch) append(Op::Touch, 0, t, touched, e.id, kNoObject, 0);
+  }
 }
 
 // Writes the trailer (a clean end) once; later calls in this process pass through.
@@ -1034,6 +1193,7 @@ void finishTrace() {
   Locked lock;
   if (gState.load(std::memory_order_relaxed) != kOn) return;
   drainRings();
+  touchLiveLarge();
   gWriter->finish();
   gState.store(kDone, std::memory_order_release);
 }
@@ -1067,9 +1227,7 @@ void recordReapMallocLocked(uint64_t t, const void* r, uint64_t size, void* p) {
   const uint64_t rid = reapId(r);
   if (rid == kNoObject) {
     if (p == nullptr) return;
-    const uint64_t id = append(Op::Malloc, 0, t, size, kNoObject, kNoObject, 0);
-    if (id < Writer::kRejected)
-      gMap.insert(Entry{reinterpret_cast<uintptr_t>(p), id, size, makeMeta(kNoObject, false, 0)});
+    createLocked(threadIndex(), Op::Malloc, 0, t, size, reinterpret_cast<uintptr_t>(p), 0);
     return;
   }
   const uint64_t id = append(Op::ReapMalloc, p == nullptr ? kFlagFailed : 0, t, size, kNoObject,
@@ -1094,10 +1252,8 @@ void recordReapFreeLocked(uint64_t t, const void* r, void* p) {
     if (p != nullptr) {  // an object we saw as a plain malloc (its reap was unknown)
       Entry e;
       if (gMap.find(reinterpret_cast<uintptr_t>(p), &e) && !metaIsReap(e.meta) &&
-          metaReap(e.meta) == kNoObject) {
-        append(Op::Free, 0, t, 0, e.id, kNoObject, 0);
-        gMap.erase(e.addr);
-      }
+          metaReap(e.meta) == kNoObject)
+        releaseLocked(threadIndex(), Op::Free, t, e.addr, kNoTouch);
     }
     return;
   }
@@ -1212,13 +1368,19 @@ bool openTrace() {
   return true;
 }
 
-// Starts a fresh trace for this process on gFd: new writer, time base and thread numbering.
+// Starts a fresh trace for this process (gPid) on gFd: new writer, time base and thread
+// numbering; the trace begins with the program chunk (which process, started by which, runs
+// which program), so that the traces of one run can be told apart and put in order.
 void startWriter() {
   gHot.startNs = nowNs();
   gHot.lastNs = gHot.startNs;
   gHot.nextThread = 0;
   ++gHot.generation;
   gWriter = new (gWriterStorage) Writer(gBuffer, kBufferBytes, FdSink{gFd});
+  char exe[strata::trace::kMaxProgramPath + 1];
+  const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
+  exe[n > 0 ? n : 0] = '\0';
+  gWriter->program(static_cast<uint64_t>(gPid), static_cast<uint64_t>(::getppid()), exe);
 }
 
 // Fatal signal handler: writes out the complete events (not the trailer: the trace is valid
@@ -1372,6 +1534,67 @@ void afterForkChild() {
   recreateLiveObjects();
 }
 
+// ---- threads --------------------------------------------------------------------------------
+
+// A wrapped thread starts (threads.hpp): its first event, ThreadStart naming its creator.
+// The rings are merged first, so that the creator's events before pthread_create come
+// before it; the thread's own ring events are stamped after it.
+void threadStarted(uint32_t creator) {
+  if (!recording()) return;
+  const uint64_t t = nowNs();
+  Locked lock;
+  if (gState.load(std::memory_order_relaxed) != kOn) return;
+  drainRings();
+  append(Op::ThreadStart, 0, t, 0, kNoObject, creator, 0);
+}
+
+// A wrapped thread ends (threads.hpp): its last event, ThreadEnd, after everything it logged
+// before (its ring is merged, and recycled if the ring key's destructor has not done so yet).
+// Whatever the thread does afterwards (a key destructor of the last round that runs after
+// this one, the C library's own per-thread clean-up) is left unrecorded: the recursion guard
+// stays raised until the thread is gone.
+void threadEnded() {
+  if (recording()) {
+    const uint64_t t = nowNs();
+    Guard g;  // pthread_setspecific may allocate
+    Locked lock;
+    if (gState.load(std::memory_order_relaxed) == kOn) {
+      drainRings();
+      append(Op::ThreadEnd, 0, t, 0, kNoObject, kNoObject, 0);
+    }
+    if (Ring* r = tRing) {
+      r->tail.store(r->head.load(std::memory_order_relaxed), std::memory_order_relaxed);
+      r->inUse = false;
+      tRing = nullptr;
+      tNoRing = true;
+      ::pthread_setspecific(gRingKey, nullptr);
+    }
+  }
+  ++tGuard;
+}
+
+// The size from which objects are large (see gLarge): two pages, or STRATA_TRACE_TOUCH_MIN
+// bytes when that is set to a larger number, or never when it is "off". Measuring costs the
+// program a page fault per page it touches of every large object (the pages it would have
+// reused resident were given back), so a program with many large short-lived objects that
+// it writes whole records faster with a larger threshold or none.
+uint64_t largeThreshold(const char* setting) {
+  const uint64_t least = 2 * uint64_t{gPageSize};
+  if (setting == nullptr || setting[0] == '\0') return least;
+  if (::strcmp(setting, "off") == 0) return ~uint64_t{0};
+  char* end = nullptr;
+  const unsigned long long v = ::strtoull(setting, &end, 10);
+  if (end == setting || *end != '\0') {
+    static const char kMsg[] =
+        "strata-record: STRATA_TRACE_TOUCH_MIN is not a number of bytes or 'off'; using two "
+        "pages\n";
+    const ssize_t ignored = ::write(2, kMsg, sizeof kMsg - 1);
+    (void)ignored;
+    return least;
+  }
+  return std::max<uint64_t>(v, least);
+}
+
 // Starts recording when STRATA_TRACE_FILE is set: runs as the first constructor of this
 // library, which the dynamic loader initialises before the program's own libraries.
 // Allocations made before this point (by the C and C++ runtimes) are not recorded; freeing
@@ -1409,8 +1632,13 @@ __attribute__((constructor(101))) void startRecorder() {
     ::snprintf(buf, sizeof buf, "%ld", static_cast<long>(gPid));
     ::setenv("STRATA_TRACE_PID", buf, 1);
   }
+  const long page = ::sysconf(_SC_PAGESIZE);
+  if (page > 0 && (page & (page - 1)) == 0) gPageSize = static_cast<size_t>(page);
   gBuffer = static_cast<unsigned char*>(mapPages(kBufferBytes));
-  if (gBuffer == nullptr || !gMap.init(kInitialMapSlots) || !openTrace()) return;
+  if (gBuffer == nullptr || !gMap.init(kInitialMapSlots) || !gLarge.init(64) || !openTrace())
+    return;
+  gLargeThreshold = largeThreshold(::getenv("STRATA_TRACE_TOUCH_MIN"));
+  strata::record::initThreadHooks({threadStarted, threadEnded});
   startWriter();
   installSignalHandlers();
   ::pthread_atfork(beforeFork, afterForkParent, afterForkChild);
@@ -1469,7 +1697,7 @@ void* recordedNewNothrow(size_t n, size_t align) noexcept {
 
 // operator delete, every form.
 void recordedDelete(void* p) noexcept {
-  if (recording()) recordRelease<Op::Delete>(p);
+  if (recording()) recordFree<Op::Delete>(p);
   __libc_free(p);
 }
 
@@ -1484,7 +1712,7 @@ STRATA_EXPORT void* malloc(size_t n) {
 }
 
 STRATA_EXPORT void free(void* p) {
-  if (recording()) recordRelease<Op::Free>(p);
+  if (recording()) recordFree<Op::Free>(p);
   __libc_free(p);
 }
 
@@ -1575,6 +1803,23 @@ STRATA_EXPORT void _exit(int status) {
 STRATA_EXPORT void _Exit(int status) {
   finishTrace();
   for (;;) ::syscall(SYS_exit_group, status);
+}
+
+// pthread_create: the new thread runs through the wrapper of threads.hpp, which reports its
+// start (ThreadStart, naming this thread, which gets its index here if it has none) and its
+// end (ThreadEnd). The real function is the next definition (the C library's).
+STRATA_EXPORT int pthread_create(pthread_t* thread, const pthread_attr_t* attr,
+                                 void* (*start)(void*), void* arg) noexcept {
+  static std::atomic<void*> cache{nullptr};
+  const auto real = realSymbol<strata::record::PthreadCreate>(cache, "pthread_create");
+  if (real == nullptr) return EAGAIN;
+  if (!recording()) return real(thread, attr, start, arg);
+  uint32_t creator;
+  {
+    Locked lock;
+    creator = threadIndex();
+  }
+  return strata::record::createThread(real, thread, attr, start, arg, creator);
 }
 
 // quick_exit: the trailer is written, then the real quick_exit runs the at_quick_exit

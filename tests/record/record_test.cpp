@@ -150,7 +150,11 @@ std::vector<Expect> sequenceExpectations() {
     return static_cast<int>(x.size()) - 1;
   };
   const std::uint64_t huge = std::uint64_t{1} << 62;
+  // A Touch's size here is the most it may be: the large markers are never written, so only
+  // their partial edge pages count as touched (two pages at most).
+  const std::uint64_t edges = 2 * 4096;
   const int mark = add(Op::Malloc, 0, 1000001);
+  add(Op::Touch, 0, edges, 0, mark);
   add(Op::Free, 0, 0, 0, mark);
   const int m = add(Op::Malloc, 0, 100);
   const int c = add(Op::Calloc, 0, 200);
@@ -207,6 +211,7 @@ std::vector<Expect> sequenceExpectations() {
   add(Op::ReapDestroy, 0, 0, 0, -1, g);
 
   const int end = add(Op::Malloc, 0, 1000002);
+  add(Op::Touch, 0, edges, 0, end);
   add(Op::Free, 0, 0, 0, end);
   return x;
 }
@@ -235,7 +240,11 @@ TEST(Record, KnownSequenceEventForEvent) {
     ASSERT_EQ(static_cast<int>(e.op), static_cast<int>(x.op));
     EXPECT_EQ(e.flags, x.flags);
     EXPECT_EQ(e.thread, thread);
-    EXPECT_EQ(e.size, x.size);
+    if (x.op == Op::Touch) {
+      EXPECT_LE(e.size, x.size);
+    } else {
+      EXPECT_EQ(e.size, x.size);
+    }
     EXPECT_EQ(e.alignLog2, x.align);
     if (x.object >= 0) {
       EXPECT_EQ(e.object, idOf[static_cast<std::size_t>(x.object)]);
@@ -339,7 +348,14 @@ TEST(Record, ObjectsHandedBetweenBusyThreadsFormAConsistentHistory) {
         ASSERT_TRUE(live.at(e.target)) << "event " << i << " reallocates dead object " << e.target;
         if (!(e.flags & kFlagFailed)) live[e.target] = 0;
       }
-      if (strata::trace::objectPresent(e.op, e.flags)) {
+      if (e.op == Op::Touch) {  // names a live object without ending it: its end follows
+        ASSERT_TRUE(live.at(e.object)) << "event " << i << " touches dead object " << e.object;
+        ASSERT_LT(i + 1, events.size());
+        const Event& n = events[i + 1];
+        EXPECT_EQ(n.thread, e.thread) << "event " << i;
+        EXPECT_TRUE(n.object == e.object || (n.op == Op::Realloc && n.target == e.object))
+            << "event " << i << ": the touched object does not end next";
+      } else if (strata::trace::objectPresent(e.op, e.flags)) {
         ASSERT_TRUE(live.at(e.object)) << "event " << i << " frees dead object " << e.object;
         live[e.object] = 0;
       }
@@ -572,6 +588,264 @@ TEST(Record, ExecRestartsTheTraceForTheNewProgram) {
   bool found = false;
   for (const Event& e : events) found = found || (e.op == Op::Malloc && e.size == 4545);
   EXPECT_TRUE(found) << "sh.trace is not the exec'd program's trace";
+}
+
+// A trace's events and its program chunk.
+struct TraceFile {
+  std::vector<Event> events;
+  strata::trace::ProgramInfo program;
+  bool complete = false;
+};
+
+TraceFile readTraceFile(const std::string& path) {
+  const std::string bytes = slurp(path);
+  strata::trace::TraceReader<strata::trace::MemorySource> reader(strata::trace::MemorySource{
+      reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size()});
+  TraceFile t;
+  Event e;
+  strata::trace::ReadStatus st;
+  while ((st = reader.next(e)) == strata::trace::ReadStatus::Event) t.events.push_back(e);
+  EXPECT_EQ(st, strata::trace::ReadStatus::End) << path << ": " << reader.error().message();
+  t.program = reader.program();
+  t.complete = reader.complete();
+  return t;
+}
+
+constexpr std::uint64_t kPage = 4096;
+constexpr std::uint64_t kKiB = 1024, kMiB = 1024 * kKiB;
+
+// The index of the first event creating an object of `size` bytes with op, or -1.
+long findCreate(const std::vector<Event>& ev, Op op, std::uint64_t size, std::size_t from = 0) {
+  for (std::size_t i = from; i < ev.size(); ++i)
+    if (ev[i].op == op && ev[i].size == size && !(ev[i].flags & kFlagFailed))
+      return static_cast<long>(i);
+  return -1;
+}
+
+// The index of the Touch event naming object, or -1.
+long findTouch(const std::vector<Event>& ev, std::uint64_t object) {
+  for (std::size_t i = 0; i < ev.size(); ++i)
+    if (ev[i].op == Op::Touch && ev[i].object == object) return static_cast<long>(i);
+  return -1;
+}
+
+// Records `record_touch_program mode` into dir/name and reads the trace back.
+TraceFile recordTouch(const TempDir& dir, const std::string& mode, const std::string& name,
+                      Result* result = nullptr) {
+  const Result r = record(dir, "-o " + name + " -- " + quote(RECORD_TOUCH) + " " + mode);
+  EXPECT_EQ(r.status, 0) << r.err;
+  if (result != nullptr) *result = r;
+  return readTraceFile(dir / name);
+}
+
+// Checks that the object created by event `created` has one Touch, right before the event
+// that frees it (free, on the same thread), with touched bytes in [low, high]; returns them.
+std::uint64_t expectTouchBeforeFree(const std::vector<Event>& ev, long created, std::uint64_t low,
+                                    std::uint64_t high) {
+  if (created < 0) {
+    ADD_FAILURE() << "the large object's creation is not in the trace";
+    return 0;
+  }
+  const std::uint64_t id = ev[static_cast<std::size_t>(created)].object;
+  const long t = findTouch(ev, id);
+  if (t < 0 || static_cast<std::size_t>(t) + 1 >= ev.size()) {
+    ADD_FAILURE() << "no Touch for object " << id << " before its end";
+    return 0;
+  }
+  const Event& touch = ev[static_cast<std::size_t>(t)];
+  const Event& next = ev[static_cast<std::size_t>(t) + 1];
+  EXPECT_EQ(next.op, Op::Free);
+  EXPECT_EQ(next.object, id);
+  EXPECT_EQ(next.thread, touch.thread);
+  EXPECT_GE(touch.size, low);
+  EXPECT_LE(touch.size, high);
+  return touch.size;
+}
+
+// calloc of 8 MiB with one byte written: the replay must not write 8 MiB.
+TEST(RecordTouch, CallocedArrayWithOnePageWrittenCountsAboutOnePage) {
+  TempDir dir;
+  const TraceFile t = recordTouch(dir, "calloc", "tc.trace");
+  EXPECT_TRUE(t.complete);
+  const long c = findCreate(t.events, Op::Calloc, 8 * kMiB);
+  expectTouchBeforeFree(t.events, c, 0, kPage + 2 * kPage);
+}
+
+TEST(RecordTouch, FullyWrittenObjectCountsEveryByte) {
+  TempDir dir;
+  const TraceFile t = recordTouch(dir, "memset", "tm.trace");
+  const long m = findCreate(t.events, Op::Malloc, kMiB);
+  expectTouchBeforeFree(t.events, m, kMiB, kMiB);
+}
+
+// malloc(64 KiB) all written, realloc to 4 MiB, 64 KiB more written: the old object was
+// touched whole (its Touch comes right before the realloc), the new one about 128 KiB.
+TEST(RecordTouch, ReallocGrowthCountsTheWrittenPartOnly) {
+  TempDir dir;
+  const TraceFile t = recordTouch(dir, "realloc", "tr.trace");
+  const std::vector<Event>& ev = t.events;
+  const long m = findCreate(ev, Op::Malloc, 64 * kKiB);
+  ASSERT_GE(m, 0);
+  const std::uint64_t oldId = ev[static_cast<std::size_t>(m)].object;
+  const long touchOld = findTouch(ev, oldId);
+  ASSERT_GE(touchOld, 0);
+  ASSERT_LT(static_cast<std::size_t>(touchOld) + 1, ev.size());
+  const Event& re = ev[static_cast<std::size_t>(touchOld) + 1];
+  EXPECT_EQ(re.op, Op::Realloc);
+  EXPECT_EQ(re.target, oldId);
+  EXPECT_EQ(re.size, 4 * kMiB);
+  EXPECT_EQ(ev[static_cast<std::size_t>(touchOld)].size, 64 * kKiB);
+  expectTouchBeforeFree(ev, touchOld + 1, 128 * kKiB - 2 * kPage, 128 * kKiB + 2 * kPage);
+}
+
+// STRATA_TRACE_TOUCH_MIN moves the threshold up, or turns the measurement off.
+TEST(RecordTouch, ThresholdSettingMovesOrTurnsOffTheMeasurement) {
+  for (const char* setting : {"off", "2000000"}) {
+    SCOPED_TRACE(setting);
+    TempDir dir;
+    const Result r = run(dir, std::string("STRATA_TRACE_TOUCH_MIN=") + setting + " " +
+                                  quote(kStrata) + " record -o ts.trace -- " + quote(RECORD_TOUCH) +
+                                  " memset");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const TraceFile t = readTraceFile(dir / "ts.trace");
+    EXPECT_GE(findCreate(t.events, Op::Malloc, kMiB), 0);
+    for (const Event& e : t.events) EXPECT_NE(e.op, Op::Touch);
+  }
+}
+
+// A large object still live at exit gets its Touch at the end of the trace.
+TEST(RecordTouch, LiveObjectIsTouchedAtExit) {
+  TempDir dir;
+  const TraceFile t = recordTouch(dir, "live", "tl.trace");
+  EXPECT_TRUE(t.complete);
+  const long m = findCreate(t.events, Op::Malloc, 2 * kMiB);
+  ASSERT_GE(m, 0);
+  const long touch = findTouch(t.events, t.events[static_cast<std::size_t>(m)].object);
+  ASSERT_GE(touch, 0);
+  EXPECT_GE(t.events[static_cast<std::size_t>(touch)].size, 40 * kKiB - 2 * kPage);
+  EXPECT_LE(t.events[static_cast<std::size_t>(touch)].size, 40 * kKiB + 2 * kPage);
+}
+
+// After fork each process measures its own pages: the child's trace re-creates the object
+// and touches it at the child's exit with what both wrote; the parent's counts its own part.
+TEST(RecordTouch, ForkChildTouchesTheObjectsItInherited) {
+  TempDir dir;
+  Result r;
+  const TraceFile parent = recordTouch(dir, "fork", "tf.trace", &r);
+  const long childPid = std::stol(r.out);
+  const TraceFile child = readTraceFile(dir / ("tf.trace." + std::to_string(childPid)));
+  EXPECT_TRUE(parent.complete);
+  EXPECT_TRUE(child.complete);
+  auto touchedAtExit = [](const TraceFile& t) -> std::uint64_t {
+    const long m = findCreate(t.events, Op::Malloc, 4 * kMiB);
+    if (m < 0) return 0;
+    const long touch = findTouch(t.events, t.events[static_cast<std::size_t>(m)].object);
+    return touch < 0 ? 0 : t.events[static_cast<std::size_t>(touch)].size;
+  };
+  const std::uint64_t p = touchedAtExit(parent), c = touchedAtExit(child);
+  EXPECT_GE(p, 16 * kKiB - 2 * kPage);
+  EXPECT_LE(p, 16 * kKiB + 2 * kPage);
+  EXPECT_GE(c, 32 * kKiB - 2 * kPage);
+  EXPECT_LE(c, 32 * kKiB + 2 * kPage);
+}
+
+// Threads created one after another, each allocating, freeing a large object and ending with
+// a thread_local destructor and a pthread key destructor that free: every thread's events lie between its ThreadStart
+// (naming the main thread, 0) and its ThreadEnd, and nothing of it comes after.
+TEST(RecordThreads, EachThreadIsBracketedByItsStartAndEnd) {
+  constexpr int kThreads = 8;
+  TempDir dir;
+  const Result r = record(dir, "-o lt.trace -- " + quote(RECORD_LIFETIMES) + " " +
+                                   std::to_string(kThreads));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const TraceFile t = readTraceFile(dir / "lt.trace");
+  EXPECT_TRUE(t.complete);
+  const std::vector<Event>& ev = t.events;
+  const long marker = findCreate(ev, Op::Malloc, 4000);
+  ASSERT_GE(marker, 0);
+  EXPECT_EQ(ev[static_cast<std::size_t>(marker)].thread, 0u) << "the main thread is thread 0";
+
+  std::map<std::uint32_t, std::vector<std::size_t>> byThread;  // thread -> its event indexes
+  for (std::size_t i = 0; i < ev.size(); ++i) byThread[ev[i].thread].push_back(i);
+  int workers = 0;
+  std::set<int> seenWorkers;
+  for (const auto& [thread, idx] : byThread) {
+    if (thread == 0) {
+      for (std::size_t i : idx) {
+        EXPECT_NE(ev[i].op, Op::ThreadStart) << "the main thread has no ThreadStart";
+        EXPECT_NE(ev[i].op, Op::ThreadEnd);
+      }
+      continue;
+    }
+    SCOPED_TRACE("thread " + std::to_string(thread));
+    ++workers;
+    const Event& first = ev[idx.front()];
+    ASSERT_EQ(first.op, Op::ThreadStart);
+    EXPECT_EQ(first.target, 0u);
+    EXPECT_EQ(ev[idx.back()].op, Op::ThreadEnd);
+    int worker = -1;
+    bool ownFree = false, tlsFree = false, keyFree = false, bigTouched = false;
+    std::map<std::uint64_t, std::uint64_t> sizeOf;
+    for (std::size_t k = 1; k + 1 < idx.size(); ++k) {
+      const Event& e = ev[idx[k]];
+      EXPECT_NE(e.op, Op::ThreadStart);
+      EXPECT_NE(e.op, Op::ThreadEnd);
+      if (strata::trace::opCreates(e.op)) sizeOf[e.object] = e.size;
+      if (e.op == Op::Malloc && e.size >= 5000 && e.size < 5000 + kThreads) {
+        worker = static_cast<int>(e.size - 5000);
+      }
+      if (e.op == Op::Free && sizeOf.count(e.object)) {
+        const std::uint64_t size = sizeOf[e.object];
+        ownFree = ownFree || (size >= 5000 && size < 5000 + kThreads);
+        tlsFree = tlsFree || (size >= 6000 && size < 6000 + kThreads);
+        keyFree = keyFree || (size >= 7000 && size < 7000 + kThreads);
+      }
+      if (e.op == Op::Touch) {
+        EXPECT_EQ(sizeOf[e.object], 64 * kKiB);
+        EXPECT_LE(e.size, 3 * kPage);
+        ASSERT_LT(idx[k] + 1, ev.size());
+        EXPECT_EQ(ev[idx[k] + 1].op, Op::Free) << "the Touch is right before the free";
+        EXPECT_EQ(ev[idx[k] + 1].object, e.object);
+        bigTouched = true;
+      }
+    }
+    EXPECT_GE(worker, 0) << "the thread's own malloc is not on it";
+    seenWorkers.insert(worker);
+    EXPECT_TRUE(ownFree);
+    EXPECT_TRUE(tlsFree) << "the thread_local destructor's free is not before ThreadEnd";
+    EXPECT_TRUE(keyFree) << "the key destructor's free is not before ThreadEnd";
+    EXPECT_TRUE(bigTouched);
+  }
+  EXPECT_EQ(workers, kThreads);
+  EXPECT_EQ(seenWorkers.size(), static_cast<std::size_t>(kThreads));
+}
+
+// Every trace starts with its program chunk: the process, its parent and the program.
+TEST(Record, ProgramChunkNamesTheProcessInParentAndForkChild) {
+  TempDir dir;
+  const Result r = record(dir, "-o pg.trace -- " + quote(RECORD_FORK));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const long childPid = std::stol(r.out);
+  const TraceFile parent = readTraceFile(dir / "pg.trace");
+  const TraceFile child = readTraceFile(dir / ("pg.trace." + std::to_string(childPid)));
+  const std::string program = fs::canonical(RECORD_FORK).string();
+  EXPECT_EQ(child.program.pid, static_cast<std::uint64_t>(childPid));
+  EXPECT_EQ(child.program.parentPid, parent.program.pid);
+  EXPECT_NE(parent.program.pid, 0u);
+  EXPECT_NE(parent.program.parentPid, 0u);
+  EXPECT_NE(parent.program.pid, parent.program.parentPid);
+  EXPECT_EQ(std::string(parent.program.path), program);
+  EXPECT_EQ(std::string(child.program.path), program);
+}
+
+TEST(Record, ProgramChunkAfterExecNamesTheNewProgram) {
+  TempDir dir;
+  const Result r =
+      record(dir, "-o ep.trace -- /bin/sh -c " + quote("exec " + quote(RECORD_CRASH) + " exit3"));
+  EXPECT_EQ(r.status, 3) << r.err;
+  const TraceFile t = readTraceFile(dir / "ep.trace");
+  EXPECT_EQ(std::string(t.program.path), fs::canonical(RECORD_CRASH).string());
+  EXPECT_NE(t.program.pid, 0u);
 }
 
 #endif  // STRATA_RECORD_PRELOAD_TESTS

@@ -5,6 +5,13 @@
 # checks the traces event for event; it also checks bad usage. The programs run with the
 # recorder preloaded, which a sanitized build cannot do (the sanitizer owns malloc, and a
 # sanitized recorder cannot go into a plain program), so there only the usage cases run.
+# record_touch_test checks the recorder's page logic (src/record/touch.cpp) on its own, in
+# every build.
+add_executable(record_touch_test ${CMAKE_CURRENT_LIST_DIR}/record_touch_test.cpp
+               ${PROJECT_SOURCE_DIR}/src/record/touch.cpp)
+target_compile_options(record_touch_test PRIVATE -Wall -Wextra -Werror)
+target_link_libraries(record_touch_test PRIVATE GTest::gtest GTest::gtest_main)
+gtest_discover_tests(record_touch_test DISCOVERY_TIMEOUT 60)
 if(TARGET strata_cli AND TARGET strata_record)
   set(strata_rec_dir ${CMAKE_CURRENT_LIST_DIR})
   add_executable(record_test ${strata_rec_dir}/record_test.cpp)
@@ -15,7 +22,7 @@ if(TARGET strata_cli AND TARGET strata_record)
   add_dependencies(record_test strata_cli strata_record)
   if(NOT STRATA_SANITIZE AND TARGET strata_reap AND TARGET strata_region)
     # -fno-builtin and -fno-allocation-dce: every allocation call in the source is made.
-    foreach(prog sequence threads fork crash handoff)
+    foreach(prog sequence threads fork crash handoff touch lifetimes)
       add_executable(record_${prog}_program ${strata_rec_dir}/${prog}_program.cpp)
       target_compile_options(record_${prog}_program PRIVATE -O1 -fno-builtin -fno-allocation-dce
                              -Wall -Wextra -Werror)
@@ -24,12 +31,15 @@ if(TARGET strata_cli AND TARGET strata_record)
     endforeach()
     target_link_libraries(record_sequence_program PRIVATE strata_reap strata_region)
     target_link_libraries(record_fork_program PRIVATE strata_reap)
+    target_link_libraries(record_lifetimes_program PRIVATE Threads::Threads)
     target_compile_definitions(record_test PRIVATE STRATA_RECORD_PRELOAD_TESTS=1
       RECORD_SEQUENCE="$<TARGET_FILE:record_sequence_program>"
       RECORD_THREADS="$<TARGET_FILE:record_threads_program>"
       RECORD_FORK="$<TARGET_FILE:record_fork_program>"
       RECORD_CRASH="$<TARGET_FILE:record_crash_program>"
-      RECORD_HANDOFF="$<TARGET_FILE:record_handoff_program>")
+      RECORD_HANDOFF="$<TARGET_FILE:record_handoff_program>"
+      RECORD_TOUCH="$<TARGET_FILE:record_touch_program>"
+      RECORD_LIFETIMES="$<TARGET_FILE:record_lifetimes_program>")
   endif()
   gtest_discover_tests(record_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
 endif()

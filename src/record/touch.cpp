@@ -1,0 +1,54 @@
+// The page logic of the recorder's Touch events (see touch.hpp).
+#include "touch.hpp"
+
+#include <errno.h>
+#include <sys/mman.h>
+
+namespace strata::record {
+
+bool interiorPages(std::uintptr_t begin, std::uintptr_t end, std::size_t page,
+                   std::uintptr_t* first, std::uintptr_t* last) noexcept {
+  const std::uintptr_t mask = page - 1;
+  if (end <= begin || begin > UINTPTR_MAX - mask) return false;
+  const std::uintptr_t f = (begin + mask) & ~mask;
+  const std::uintptr_t l = end & ~mask;
+  if (f >= l) return false;
+  *first = f;
+  *last = l;
+  return true;
+}
+
+bool releasePages(const void* object, std::uint64_t from, std::uint64_t to,
+                  std::size_t page) noexcept {
+  const auto base = reinterpret_cast<std::uintptr_t>(object);
+  std::uintptr_t first, last;
+  if (!interiorPages(base + from, base + to, page, &first, &last)) return true;
+  const int savedErrno = errno;  // the program must not see madvise's errno
+  const bool ok = ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED) == 0;
+  errno = savedErrno;
+  return ok;
+}
+
+std::uint64_t touchedBytes(const void* object, std::uint64_t size, std::size_t page) noexcept {
+  const auto base = reinterpret_cast<std::uintptr_t>(object);
+  std::uintptr_t first, last;
+  if (!interiorPages(base, base + size, page, &first, &last)) return size;
+  // 1 KiB of result vector: small enough for any thread's stack inside free().
+  constexpr std::size_t kPagesPerCall = 1024;
+  unsigned char vec[kPagesPerCall];
+  std::uint64_t absent = 0;
+  const int savedErrno = errno;
+  for (std::uintptr_t p = first; p < last;) {
+    const std::size_t pages = (last - p) / page < kPagesPerCall ? (last - p) / page : kPagesPerCall;
+    if (::mincore(reinterpret_cast<void*>(p), pages * page, vec) != 0) {
+      errno = savedErrno;
+      return kTouchUnknown;
+    }
+    for (std::size_t i = 0; i < pages; ++i) absent += (vec[i] & 1) == 0;
+    p += pages * page;
+  }
+  errno = savedErrno;
+  return size - absent * page;
+}
+
+}  // namespace strata::record
