@@ -21,7 +21,7 @@ with pass/fail against the targets:
 Everything measured goes to OUT/fidelity.json. Usage:
 
     bench/fidelity.py [--build build] [--out fidelity-out] [--allocators LIST] [--runs R]
-                      [--live-runs N] [--programs LIST] [--no-replay]
+                      [--live-runs N] [--programs LIST] [--no-replay] [--own-live]
 """
 from __future__ import annotations
 
@@ -261,17 +261,41 @@ def judge(name: str, alloc_bound: bool, replay: dict, live: dict) -> dict:
             predicted = heap[i] - heap[g]
             actual = rss[i] - rss[g]
             allowed = max(DIFF_TOLERANCE * abs(actual), DIFF_FLOOR_BYTES)
+            runs = live[a].get("rss_runs") or [rss[i]]
             rows.append({"allocator": a, "replay_heap_bytes": heap[i], "live_rss_bytes": rss[i],
+                         "live_rss_spread_bytes": max(runs) - min(runs),
                          "predicted_diff_bytes": predicted, "live_diff_bytes": actual,
                          "allowed_error_bytes": allowed,
-                         "pass": abs(predicted - actual) <= allowed,
+                         "pass": None if a == "glibc" else abs(predicted - actual) <= allowed,
                          "replay_time": rtime[i], "live_wall_seconds": ltime[i]})
     verdict["rows"] = rows
+    judged = [r for r in rows if r["pass"] is not None]
+    verdict["diff_pass"] = sum(1 for r in judged if r["pass"])
+    verdict["diff_judged"] = len(judged)
     return verdict
+
+
+def print_summary(report: list[dict]) -> None:
+    """One line per program: the three scores."""
+    print(f"{'program':<16}{'memory rho':>11}{'time rho':>10}  differences within tolerance")
+    for e in report:
+        v = e.get("verdict")
+        if not v or "memory_rho" not in v:
+            print(f"{e['program']:<16}{'-':>11}{'-':>10}  (live only)")
+            continue
+        t = fmt_rho(v["time_rho"]) + ("" if v["alloc_bound"] else "*")
+        print(f"{e['program']:<16}{fmt_rho(v['memory_rho']):>11}{t:>10}  "
+              f"{v['diff_pass']} / {v['diff_judged']}")
+    print(f"(targets: memory rho >= {MEMORY_RHO_TARGET}, time rho >= {TIME_RHO_TARGET}; "
+          "* not judged: allocation does not dominate the program's run time)")
 
 
 def fmt_rho(r: float | None) -> str:
     return "n/a" if r is None else f"{r:+.2f}"
+
+
+def ok(b: bool | None) -> str:
+    return "-" if b is None else ("pass" if b else "FAIL")
 
 
 def print_verdict(v: dict) -> None:
@@ -279,7 +303,6 @@ def print_verdict(v: dict) -> None:
     if not v.get("rows") and not v.get("replay_memory_rank"):
         print("   no allocator with both replay and live figures\n")
         return
-    ok = lambda b: "-" if b is None else ("pass" if b else "FAIL")
     print(f"   memory  replay: {' < '.join(v['replay_memory_rank'])}")
     print(f"           live:   {' < '.join(v['live_memory_rank'])}")
     print(f"           rho {fmt_rho(v['memory_rho'])} (target >= {MEMORY_RHO_TARGET}) "
@@ -290,13 +313,15 @@ def print_verdict(v: dict) -> None:
     print(f"           rho {fmt_rho(v['time_rho'])} (target >= {TIME_RHO_TARGET}) "
           f"{ok(v['time_rho_pass'])}{judged}")
     print(f"   {'allocator':<16}{'replay heap':>12}{'live RSS':>10}{'pred diff':>11}"
-          f"{'live diff':>11}{'allowed':>9}  verdict   (MiB)   replay t  live t")
+          f"{'live diff':>11}{'allowed':>9}{'spread':>8}  verdict   replay t  live t  (MiB)")
     for r in v["rows"]:
         unit = "ms"
         print(f"   {r['allocator']:<16}{r['replay_heap_bytes'] / MIB:>12.1f}"
               f"{r['live_rss_bytes'] / MIB:>10.1f}{r['predicted_diff_bytes'] / MIB:>+11.1f}"
-              f"{r['live_diff_bytes'] / MIB:>+11.1f}{r['allowed_error_bytes'] / MIB:>9.1f}  "
-              f"{'pass' if r['pass'] else 'FAIL':<8}        {r['replay_time']:>8.1f}{unit} "
+              f"{r['live_diff_bytes'] / MIB:>+11.1f}{r['allowed_error_bytes'] / MIB:>9.1f}"
+              f"{r['live_rss_spread_bytes'] / MIB:>8.1f}  "
+              f"{ok(r['pass']) if r['allocator'] != 'glibc' else 'ref':<8}"
+              f"{r['replay_time']:>8.1f}{unit} "
               f"{r['live_wall_seconds']:>6.2f}s")
     print()
 
@@ -310,6 +335,8 @@ def main() -> int:
     ap.add_argument("--live-runs", type=int, default=3, help="live runs per allocator")
     ap.add_argument("--programs", default="", help="comma-separated subset of the programs")
     ap.add_argument("--no-replay", action="store_true", help="live runs only (no strata compare)")
+    ap.add_argument("--own-live", action="store_true",
+                    help="do the live runs here even when results.json has live figures")
     args = ap.parse_args()
 
     build = Path(args.build).resolve()
@@ -361,7 +388,7 @@ def main() -> int:
                       f" see {pdir / 'compare.stderr'})", file=sys.stderr)
             replay, live = replay_figures(results)
         live_source = "strata compare"
-        if not live:
+        if not live or args.own_live:
             live_source = "fidelity.py"
             print(f"fidelity: {name}: live runs", file=sys.stderr)
             live = live_runs(cmd, libs, args.live_runs, REPO, pdir)
@@ -378,6 +405,7 @@ def main() -> int:
             print()
         report.append(entry)
         (out / "fidelity.json").write_text(json.dumps(report, indent=1))
+    print_summary(report)
     print(f"fidelity: results in {out / 'fidelity.json'}", file=sys.stderr)
     return 0
 
