@@ -88,6 +88,11 @@ def programs(build: Path, out: Path) -> dict[str, dict]:
         "short_threads": {"cmd": [str(b / "fidelity_short_threads")], "alloc_bound": True},
         # Debian's python3, not a wrapper script in PATH (a pyenv shim is a shell script).
         "python3": {"cmd": ["/usr/bin/python3", str(SRC / "workload.py")], "alloc_bound": False},
+        # The same with pymalloc off: every object through malloc, so the trace sees what
+        # pymalloc's arenas (mapped directly) hide. `env` execs python3 in the same process,
+        # whose trace then starts afresh (docs/recording.md).
+        "python3_malloc": {"cmd": ["/usr/bin/env", "PYTHONMALLOC=malloc", "/usr/bin/python3",
+                                   str(SRC / "workload.py")], "alloc_bound": False},
         "perl": {"cmd": ["/usr/bin/perl", str(SRC / "workload.pl")], "alloc_bound": False},
         "sqlite3": {"cmd": ["/usr/bin/sqlite3", ":memory:", ".read " + str(SRC / "workload.sql")],
                     "alloc_bound": False},
