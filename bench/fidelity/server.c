@@ -56,14 +56,10 @@ int main(int argc, char** argv) {
   for (int i = 0; i < kWorkers; ++i) pthread_join(t[i], NULL);
   uint64_t sum = 0;
   for (int i = 0; i < kWorkers; ++i) sum += sums[i];
-  /* The table's final contents depend on the interleaving; only their count does not. */
-  long occupied = 0;
-  for (int i = 0; i < kSlots; ++i) {
-    occupied += slots[i] != NULL;
-    free(slots[i]);
-  }
+  /* Which objects the table holds at the end depends on the interleaving, so they are
+   * freed but not part of the checksum. */
+  for (int i = 0; i < kSlots; ++i) free(slots[i]);
   printf("server requests=%ld checksum=%016llx\n", per_worker * kWorkers,
          (unsigned long long)sum);
-  (void)occupied;
   return 0;
 }
