@@ -76,7 +76,7 @@ def cc1plus_command(out_dir: Path) -> list[str]:
     raise SystemExit("fidelity: cannot find cc1plus in the output of 'g++ -###'")
 
 
-def programs(build: Path, out: Path) -> dict[str, dict]:
+def programs(build: Path) -> dict[str, dict]:
     """name -> {"cmd": argv, "alloc_bound": whether allocation dominates its run time}."""
     b = build / "bin"
     progs = {
@@ -359,7 +359,7 @@ def main() -> int:
               file=sys.stderr)
         return 2
     libs = {a: available[a] for a in wanted}
-    progs = programs(build, out)
+    progs = programs(build)
     chosen = [p for p in args.programs.split(",") if p] or list(progs)
     for p in chosen:
         if p not in progs:
@@ -402,6 +402,12 @@ def main() -> int:
         if replay:
             entry["verdict"] = judge(name, spec["alloc_bound"], replay, live)
             print_verdict(entry["verdict"])
+            # A live run that failed or printed something else than glibc's run measured a
+            # different program; say so under its figures.
+            for a, l in live.items():
+                if l.get("exit", 0) != 0 or not l.get("same_output", True):
+                    print(f"   warning: {a}'s live run exited {l.get('exit')} or printed other "
+                          "output than glibc's\n")
         else:
             print(f"== {name} (live only)")
             for a, l in live.items():
