@@ -486,7 +486,7 @@ TEST(TraceWriter, RejectsMalformedEventsAndWritesNothingForThem) {
   e.flags = kFlagFailed;
   e.object = 1;
   EXPECT_EQ(writer.append(e), W::kRejected) << "free cannot fail";
-  e.op = static_cast<Op>(12);
+  e.op = static_cast<Op>(15);  // reserved
   e.flags = 0;
   EXPECT_EQ(writer.append(e), W::kRejected);
   e.op = Op::ReapMalloc;

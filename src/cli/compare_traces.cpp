@@ -25,6 +25,22 @@ namespace {
 // The last component of a path ("/usr/bin/python3" -> "python3").
 std::string baseName(const std::string& path) { return fs::path(path).filename().string(); }
 
+// The program names --process accepts: each name as given, and the file a command of that
+// name runs once links are resolved (a trace names its program by /proc/self/exe, so `sh`
+// is recorded as `dash` where /bin/sh links to it).
+std::vector<std::string> acceptedNames(const std::vector<std::string>& names) {
+  std::vector<std::string> out = names;
+  for (const std::string& n : names) {
+    std::string why;
+    const std::string path = support::resolveCommand(n, why);
+    std::error_code ec;
+    if (path.empty()) continue;
+    const fs::path real = fs::canonical(path, ec);
+    if (!ec) out.push_back(real.filename().string());
+  }
+  return out;
+}
+
 // The pid at the end of "<trace>.<pid>", or 0.
 long pidSuffix(const std::string& path) {
   const std::string ext = fs::path(path).extension().string();
@@ -105,13 +121,14 @@ std::vector<TraceReport> pickProcesses(const Options& o, const std::string& main
   });
   const bool single = all.size() == 1;
   std::vector<TraceReport> picked;
+  const std::vector<std::string> wanted = acceptedNames(o.processes);
   for (std::size_t i = 0; i < all.size(); ++i) {
     TraceReport& t = all[i];
     const std::string program = t.program.empty() ? std::string() : baseName(t.program);
     bool take;
     std::string why;
     if (!o.processes.empty()) {
-      take = std::find(o.processes.begin(), o.processes.end(), program) != o.processes.end();
+      take = std::find(wanted.begin(), wanted.end(), program) != wanted.end();
       why = "not named by --process";
     } else if (t.stats.totalObjects == 0) {
       take = single;  // a lone trace without objects is reported as such below

@@ -37,6 +37,7 @@ std::uint64_t touchedBytes(const void* object, std::uint64_t size, std::size_t p
   constexpr std::size_t kPagesPerCall = 1024;
   unsigned char vec[kPagesPerCall];
   std::uint64_t absent = 0;
+  bool lastResident = true;
   const int savedErrno = errno;
   for (std::uintptr_t p = first; p < last;) {
     const std::size_t pages = (last - p) / page < kPagesPerCall ? (last - p) / page : kPagesPerCall;
@@ -45,10 +46,16 @@ std::uint64_t touchedBytes(const void* object, std::uint64_t size, std::size_t p
       return kTouchUnknown;
     }
     for (std::size_t i = 0; i < pages; ++i) absent += (vec[i] & 1) == 0;
+    lastResident = (vec[pages - 1] & 1) != 0;
     p += pages * page;
   }
   errno = savedErrno;
-  return size - absent * page;
+  // The partial last page is shared with whatever follows the object, so it is resident
+  // whether or not the program wrote there: it counts as touched when the last whole page
+  // was (a program that writes through to the end), not otherwise. The partial first page
+  // holds the object's first bytes, which programs write, and always counts.
+  const std::uint64_t tail = lastResident ? 0 : base + size - last;
+  return size - absent * page - tail;
 }
 
 }  // namespace strata::record

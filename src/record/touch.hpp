@@ -27,7 +27,8 @@ bool releasePages(const void* object, std::uint64_t from, std::uint64_t to,
                   std::size_t page) noexcept;
 
 // The bytes of the object [object, object + size) the program touched: size minus the bytes of
-// its whole interior pages that are not resident. Returns kTouchUnknown when mincore fails
+// its whole interior pages that are not resident, and minus the partial last page when the
+// last whole page is not resident either (that page is shared with the object's neighbour). Returns kTouchUnknown when mincore fails
 // (the range is no longer mapped). One mincore call per 1024 pages (its result vector is on the stack).
 inline constexpr std::uint64_t kTouchUnknown = ~std::uint64_t{0};
 std::uint64_t touchedBytes(const void* object, std::uint64_t size, std::size_t page) noexcept;
