@@ -740,9 +740,39 @@ uint64_t preparedSize(uintptr_t p, const Entry& e) {
   return l->size;
 }
 
+// Releases of an address the map does not hold, kept for a short while (under gHot.lock).
+// The rings are merged in time-stamp order, which is causal order when the CPUs' TSCs agree;
+// on a machine where they disagree by a little (virtual machines), a thread's free of an
+// object another thread created just before can be stamped below that create, and is merged
+// first. Rather than drop it, the merge parks it; a create of the same address by another
+// thread within the next two merges takes it (the create is written, then the release), and
+// after that it is taken for what it usually is, the release of an object allocated before
+// recording began, and dropped. Same-thread events are never out of order, so a create by
+// the releasing thread itself (glibc's per-thread cache hands the address straight back)
+// does not take it.
+struct ParkedRelease {
+  uintptr_t addr;
+  uint64_t touched;
+  uint32_t thread;
+  Op op;
+  uint8_t merges;  // merges it has waited through
+};
+constexpr size_t kMaxParked = 64;
+ParkedRelease gParked[kMaxParked];
+size_t gParkedCount = 0;
+
+// Ages the parked releases at the end of a merge; drops those that waited two.
+void ageParked() {
+  size_t kept = 0;
+  for (size_t i = 0; i < gParkedCount; ++i)
+    if (++gParked[i].merges < 2) gParked[kept++] = gParked[i];
+  gParkedCount = kept;
+}
+
 // Logs (under gHot.lock) a creating call of thread `thread`, stamped t, that returned p, with
 // its flags already complete (kFlagAligned, kFlagFailed, kFlagNull, and kRawMark when p was
-// prepared), and maps p to its id.
+// prepared), and maps p to its id; then a release parked for p by another thread, if any.
+inline void releaseLocked(uint32_t thread, Op op, uint64_t t, uintptr_t p, uint64_t touched);
 inline void createLocked(uint32_t thread, Op op, uint8_t flags, uint64_t t, uint64_t size,
                          uintptr_t p, unsigned align) {
   const bool prepared = (flags & kRawMark) != 0;
@@ -752,11 +782,21 @@ inline void createLocked(uint32_t thread, Op op, uint8_t flags, uint64_t t, uint
     gMap.insert(Entry{p, id, size, makeMeta(kNoObject, false, align)});
     if (size >= gLargeThreshold) [[unlikely]]
       noteLarge(p, size, prepared);
+    if (gParkedCount != 0) [[unlikely]] {
+      for (size_t i = 0; i < gParkedCount; ++i) {
+        if (gParked[i].addr != p || gParked[i].thread == thread) continue;
+        const ParkedRelease r = gParked[i];
+        gParked[i] = gParked[--gParkedCount];
+        releaseLocked(r.thread, r.op, t, p, r.touched);  // stamped t: time never goes back
+        break;
+      }
+    }
   }
 }
 
 // Logs (under gHot.lock) a release (free, delete) of p by thread `thread`, stamped t, and
-// forgets p; an unknown p (allocated before recording started, or by the recorder) is skipped.
+// forgets p; an unknown p is parked (ParkedRelease) and in the end skipped: allocated before
+// recording started, or by the recorder.
 // touched: the bytes of p's object the program touched, measured before the real free, or
 // kNoTouch; when given, a Touch event comes right before the release.
 inline void releaseLocked(uint32_t thread, Op op, uint64_t t, uintptr_t p, uint64_t touched) {
@@ -765,7 +805,11 @@ inline void releaseLocked(uint32_t thread, Op op, uint64_t t, uintptr_t p, uint6
     return;
   }
   Entry e;
-  if (!gMap.take(p, &e)) return;
+  if (!gMap.take(p, &e)) {
+    if (gParkedCount == kMaxParked) gParked[0] = gParked[--gParkedCount];  // the oldest goes
+    gParked[gParkedCount++] = ParkedRelease{p, touched, thread, op, 0};
+    return;
+  }
   if (e.size >= gLargeThreshold) [[unlikely]] {
     gLarge.erase(p);
     if (touched != kNoTouch) appendAs(thread, Op::Touch, 0, t, touched, e.id, kNoObject, 0);
@@ -855,11 +899,12 @@ constexpr uint64_t kPrefetchAhead = 8;
 // Writes every ring's published events stamped before now into the map and the trace, in
 // time-stamp order (a k-way merge over the rings), under gHot.lock with the state kOn.
 // Events published later, or stamped after the merge began, stay for the next merge.
-[[gnu::noinline]] void drainRingsSlow() {
+[[gnu::noinline]] void drainRingsSlow(bool everything = false) {
   // The bound: the TSC read after everything before and before the loads of the heads below
   // (LFENCE on both sides), so every event published before those loads began (and so every
-  // release that a create stamped before the bound depends on) is seen.
-  const uint64_t bound = stampTsc(true);
+  // release that a create stamped before the bound depends on) is seen. `everything` drains
+  // every published event whatever its stamp (a ring about to be recycled).
+  const uint64_t bound = everything ? ~uint64_t{0} : stampTsc(true);
 #if defined(__x86_64__)
   _mm_lfence();
 #endif
@@ -903,11 +948,32 @@ constexpr uint64_t kPrefetchAhead = 8;
   }
   for (size_t i = 0; i < n; ++i)
     gCursors[i].ring->tail.store(gCursors[i].pos, std::memory_order_release);
+  if (gParkedCount != 0) ageParked();
 }
 // drainRingsSlow when any ring exists (under gHot.lock, state kOn): every path that writes an
 // event directly calls it first, so that the events threads logged before are written first.
 inline void drainRings() {
   if (gRings != nullptr) drainRingsSlow();
+}
+
+// Drains until ring r (the calling thread's, about to be recycled) is empty. Its events were
+// all stamped before this call, but on a machine whose cores' TSCs disagree slightly (virtual
+// machines) the bound read on this core can be below a stamp taken on another: then the
+// drain is repeated as the clock moves on, and after a while forced, rather than the
+// recycling dropping the events.
+void drainOwnRing(Ring* r) {
+  for (unsigned tries = 0; r->tail.load(std::memory_order_relaxed) !=
+                               r->head.load(std::memory_order_relaxed); ++tries) {
+    if (tries < 1000) {
+#if defined(__x86_64__)
+      __builtin_ia32_pause();
+#endif
+      drainRingsSlow();
+    } else {
+      drainRingsSlow(true);
+      break;
+    }
+  }
 }
 
 // Whether the calling thread logs plain creates and releases into its ring.
@@ -954,7 +1020,7 @@ void ringThreadExit(void* p) {
   auto* r = static_cast<Ring*>(p);
   Guard g;
   Locked lock;
-  if (gState.load(std::memory_order_relaxed) == kOn) drainRings();
+  if (gState.load(std::memory_order_relaxed) == kOn) drainOwnRing(r);
   r->tail.store(r->head.load(std::memory_order_relaxed), std::memory_order_relaxed);
   r->inUse = false;
   tRing = nullptr;
@@ -1559,7 +1625,8 @@ void threadEnded() {
     Guard g;  // pthread_setspecific may allocate
     Locked lock;
     if (gState.load(std::memory_order_relaxed) == kOn) {
-      drainRings();
+      if (tRing != nullptr) drainOwnRing(tRing);
+      else drainRings();
       append(Op::ThreadEnd, 0, t, 0, kNoObject, kNoObject, 0);
     }
     if (Ring* r = tRing) {
