@@ -97,6 +97,13 @@ def programs(build: Path) -> dict[str, dict]:
         "sqlite3": {"cmd": ["/usr/bin/sqlite3", ":memory:", ".read " + str(SRC / "workload.sql")],
                     "alloc_bound": False},
         "cc1plus": {"cmd": None, "alloc_bound": False},  # filled in lazily: needs g++ -###
+        # The compiler as users run it: the driver starts cc1plus and as; strata compare
+        # judges each process that allocates and the command as a whole (the live peak RSS
+        # is the largest process's, cc1plus).
+        "g++": {"cmd": ["g++", "-std=c++20", "-O2", "-I" + str(REPO / "include"),
+                        "-I" + str(REPO / "src/replay"), "-I" + str(REPO / "src/cli"), "-c",
+                        str(REPO / "src/replay/engine.cpp"), "-o", os.devnull],
+                "alloc_bound": False},
     }
     return progs
 
@@ -173,39 +180,41 @@ def first(d: dict, *keys, default=None):
 
 
 def replay_figures(results: dict) -> tuple[dict, dict]:
-    """(replay, live) per allocator from a results.json, read defensively: the replay's
-    peak heap and time, and live figures if this version of `strata compare` has them."""
-    traces = results.get("traces") or []
-    if not traces:
-        return {}, {}
-    trace = traces[0]
+    """(replay, live) per allocator from `strata compare`'s results.json.
+
+    With a recorded command, results.json has a "command" block: the combined replay
+    verdict over every process compared ("combined": the time summed over processes, the
+    largest peak heap) and the live runs ("live": peak RSS from wait4, covering the largest
+    process). Those are what a live run is held against. Without one (a trace file), the
+    first trace's rows."""
     replay, live = {}, {}
-    for row in trace.get("results") or []:
+    command = results.get("command") or {}
+    combined = (command.get("combined") or {}).get("allocators") or []
+    if combined:
+        for row in combined:
+            if row.get("finished") and row.get("allocator"):
+                replay[row["allocator"]] = {"heap_bytes": row.get("peak_heap_bytes"),
+                                            "time_ms": row.get("time_ms"),
+                                            "alloc_time_ms": None}
+    else:
+        traces = results.get("traces") or []
+        for row in (traces[0].get("results") or []) if traces else []:
+            name = row.get("allocator")
+            if not name or row.get("status") != "ok":
+                continue
+            replay[name] = {"heap_bytes": row.get("peak_heap_bytes"), "time_ms": row.get("time_ms"),
+                            "alloc_time_ms": row.get("allocator_ms")
+                            if row.get("ratio_basis") == "allocator" else None}
+    for row in (command.get("live") or {}).get("results") or []:
         name = row.get("allocator")
-        if not name or row.get("status") != "ok":
+        if not name or row.get("status") == "unavailable" or not row.get("max_rss_bytes"):
             continue
-        replay[name] = {
-            "heap_bytes": first(row, "peak_heap_bytes", "peak_rss_bytes"),
-            "time_ms": first(row, "time_ms"),
-            "alloc_time_ms": first(row, "allocator_time_ms", "alloc_time_ms"),
-        }
-        lv = first(row, "live")
-        if isinstance(lv, dict):
-            live[name] = {"rss_bytes": first(lv, "peak_rss_bytes", "rss_bytes", "max_rss_bytes"),
-                          "wall_seconds": first(lv, "wall_seconds",
-                                                default=(first(lv, "time_ms", default=0) / 1000))}
-        elif first(row, "live_peak_rss_bytes") is not None:
-            live[name] = {"rss_bytes": row["live_peak_rss_bytes"],
-                          "wall_seconds": first(row, "live_wall_seconds",
-                                                default=first(row, "live_time_ms", default=0) / 1000)}
-    # A trace-level "live" list of rows, another plausible shape.
-    for row in first(trace, "live", default=[]) if isinstance(trace.get("live"), list) else []:
-        name = row.get("allocator")
-        if name and name not in live and first(row, "peak_rss_bytes", "rss_bytes") is not None:
-            live[name] = {"rss_bytes": first(row, "peak_rss_bytes", "rss_bytes"),
-                          "wall_seconds": first(row, "wall_seconds",
-                                                default=first(row, "time_ms", default=0) / 1000)}
-    live = {k: v for k, v in live.items() if v.get("rss_bytes")}
+        live[name] = {"rss_bytes": row["max_rss_bytes"],
+                      "wall_seconds": (row.get("time_ms") or 0) / 1000,
+                      "rss_runs": row.get("max_rss_bytes_runs"),
+                      "wall_runs": row.get("wall_seconds_runs"),
+                      "exit": 0 if row.get("exit") == "exit 0" else 1,
+                      "same_output": bool(row.get("stdout_matches", True))}
     return replay, live
 
 

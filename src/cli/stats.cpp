@@ -43,8 +43,12 @@ int usageError(const std::string& why) { return cli::usageError("stats", kHelp, 
 
 // "1,234,567": thousands separated, for the table.
 std::string grouped(std::uint64_t v) {
-  std::string s = std::to_string(v);
-  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
+  const std::string digits = std::to_string(v);
+  std::string s;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i != 0 && (digits.size() - i) % 3 == 0) s += ',';
+    s += digits[i];
+  }
   return s;
 }
 
@@ -97,6 +101,18 @@ void printTable(const std::string& path, const tt::TraceStats& s) {
     std::printf("  %-26s %s\n", name, value.c_str());
   };
   char buf[64];
+  if (s.pid != 0) {
+    std::string who = s.program;
+    who += " (pid ";
+    who += std::to_string(s.pid);
+    if (s.parentPid != 0) {
+      who += ", started by ";
+      who += std::to_string(s.parentPid);
+    }
+    who += ')';
+    row("program", who);
+  }
+  row("format version", std::to_string(s.formatVersion));
   row("events", grouped(s.events));
   row("threads", grouped(s.threads));
   std::snprintf(buf, sizeof buf, "%.3f ms", static_cast<double>(s.durationNs) / 1e6);
@@ -113,6 +129,14 @@ void printTable(const std::string& path, const tt::TraceStats& s) {
   row("never freed", grouped(s.neverFreed));
   if (s.badFrees != 0) row("frees of non-live objects", grouped(s.badFrees));
   if (s.reaps != 0) row("reaps", grouped(s.reaps));
+  if (s.touchedObjects != 0) {
+    std::snprintf(buf, sizeof buf, "%s of %s (%.1f %%)", grouped(s.touchedBytes).c_str(),
+                  grouped(s.touchedObjectBytes).c_str(),
+                  100.0 * static_cast<double>(s.touchedBytes) /
+                      static_cast<double>(s.touchedObjectBytes == 0 ? 1 : s.touchedObjectBytes));
+    row("large objects measured", grouped(s.touchedObjects));
+    row("  bytes they touched", buf);
+  }
   std::puts("\noperations");
   for (unsigned i = 0; i < trace::kOpCount; ++i) {
     if (s.opCounts[i] == 0) continue;
