@@ -29,6 +29,7 @@ import argparse
 import json
 import os
 import shlex
+import shutil
 import statistics
 import subprocess
 import sys
@@ -46,6 +47,10 @@ DIFF_TOLERANCE = 0.10
 DIFF_FLOOR_BYTES = 2 * MIB
 
 
+# The include directories src/replay/engine.cpp, the file the compiler runs compile, needs.
+COMPILE_INCLUDES = ["include", "src/replay", "src/registry", "src/support", "src/tracetools"]
+
+
 def cc1plus_command(out_dir: Path) -> list[str]:
     """The cc1plus command line `g++ -O2 -c` runs for one of this repository's files.
 
@@ -53,8 +58,8 @@ def cc1plus_command(out_dir: Path) -> list[str]:
     the driver's trace. Running cc1plus directly makes the recorded, replayed and live
     process the same one. It writes assembly, which is all the allocation work."""
     source = "src/replay/engine.cpp"
-    driver = ["g++", "-std=c++20", "-O2", "-Iinclude", "-Isrc/replay", "-Isrc/cli", "-c",
-              source, "-o", str(out_dir / "engine.o")]
+    driver = ["g++", "-std=c++20", "-O2"] + ["-I" + d for d in COMPILE_INCLUDES] + [
+        "-c", source, "-o", str(out_dir / "engine.o")]
     probe = subprocess.run(driver[:1] + ["-###"] + driver[1:], cwd=REPO, capture_output=True,
                            text=True)
     for line in probe.stderr.splitlines():
@@ -100,9 +105,9 @@ def programs(build: Path) -> dict[str, dict]:
         # The compiler as users run it: the driver starts cc1plus and as; strata compare
         # judges each process that allocates and the command as a whole (the live peak RSS
         # is the largest process's, cc1plus).
-        "g++": {"cmd": ["g++", "-std=c++20", "-O2", "-I" + str(REPO / "include"),
-                        "-I" + str(REPO / "src/replay"), "-I" + str(REPO / "src/cli"), "-c",
-                        str(REPO / "src/replay/engine.cpp"), "-o", os.devnull],
+        "g++": {"cmd": ["g++", "-std=c++20", "-O2"] +
+                       ["-I" + str(REPO / d) for d in COMPILE_INCLUDES] +
+                       ["-c", str(REPO / "src/replay/engine.cpp"), "-o", os.devnull],
                 "alloc_bound": False},
     }
     return progs
@@ -193,7 +198,7 @@ def replay_figures(results: dict) -> tuple[dict, dict]:
     if combined:
         for row in combined:
             if row.get("finished") and row.get("allocator"):
-                replay[row["allocator"]] = {"heap_bytes": row.get("peak_heap_bytes"),
+                replay[row["allocator"]] = {"heap_bytes": row.get("predicted_rss_bytes") or row.get("peak_heap_bytes"),
                                             "time_ms": row.get("time_ms"),
                                             "alloc_time_ms": None}
     else:
@@ -379,7 +384,7 @@ def main() -> int:
     for name in chosen:
         spec = progs[name]
         cmd = spec["cmd"] or cc1plus_command(out)
-        if not Path(cmd[0]).exists():
+        if not Path(cmd[0]).exists() and shutil.which(cmd[0]) is None:
             print(f"fidelity: {cmd[0]} not found; skipping {name} (build the fidelity_* targets)",
                   file=sys.stderr)
             continue

@@ -28,6 +28,8 @@
 #include <functional>
 #include <vector>
 
+#include "proc.hpp"
+
 namespace strata::bench {
 
 using Clock = std::chrono::steady_clock;
@@ -41,37 +43,17 @@ struct RunResult {
   std::size_t failures = 0;    // allocations that returned nullptr
 };
 
-// Reads a "Name:   123 kB" line of a /proc file, in bytes; without stdio, so that reading
-// it allocates nothing.
-inline std::size_t procBytes(const char* path, const char* field) {
-  char buf[8192];
-  const int fd = ::open(path, O_RDONLY);
-  if (fd < 0) return 0;
-  const ssize_t len = ::read(fd, buf, sizeof buf - 1);
-  ::close(fd);
-  if (len <= 0) return 0;
-  buf[len] = '\0';
-  const char* at = std::strstr(buf, field);
-  if (at == nullptr) return 0;
-  return std::strtoull(at + std::strlen(field), nullptr, 10) * 1024;
-}
-
-// The peak resident set since resetPeakRss(), from the kernel's counter.
-inline std::size_t peakRss() { return procBytes("/proc/self/status", "VmHWM:"); }
+// The peak resident set since resetPeakRss(), from the kernel's counter. These read /proc
+// through the shared, non-allocating readers (src/support/proc.hpp).
+inline std::size_t peakRss() { return support::procFieldBytes("/proc/self/status", "VmHWM:"); }
 
 // The resident set now, exactly: smaps_rollup walks the page tables. (VmRSS and VmHWM come
 // from per-CPU counters that can lag by a few hundred KiB just after fork(), so they make a
 // poor baseline; by the end of a run they have caught up.)
-inline std::size_t exactRss() { return procBytes("/proc/self/smaps_rollup", "Rss:"); }
+inline std::size_t exactRss() { return support::procFieldBytes("/proc/self/smaps_rollup", "Rss:"); }
 
 // Makes VmHWM (peak RSS) start again from the current RSS (Linux >= 4.0).
-inline bool resetPeakRss() {
-  const int fd = ::open("/proc/self/clear_refs", O_WRONLY);
-  if (fd < 0) return false;
-  const bool ok = ::write(fd, "5", 1) == 1;
-  ::close(fd);
-  return ok;
-}
+inline bool resetPeakRss() { return support::resetPeakRss(); }
 
 // Maps every page of the program's and libraries' files into the page tables now, so that
 // code first run during the measurement (fault-around maps 64 KiB per first touch) is not

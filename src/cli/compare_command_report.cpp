@@ -39,7 +39,10 @@ std::string commandJson(const CommandReport& c, const std::vector<TraceReport>& 
     j += (i == 0 ? "\n      " : ",\n      ") + std::string("{\"allocator\": ") +
          jsonString(r.allocator) + ", \"finished\": " + (r.finished ? "true" : "false") +
          ", \"time_ms\": " + (r.finished ? jsonNumber(r.seconds * 1000.0) : "null") +
-         ", \"peak_heap_bytes\": " + (r.finished ? std::to_string(r.peakHeapBytes) : "null") + "}";
+         ", \"peak_heap_bytes\": " + (r.finished ? std::to_string(r.peakHeapBytes) : "null") +
+         ", \"library_resident_bytes\": " + std::to_string(r.libraryBytes) +
+         ", \"predicted_rss_bytes\": " +
+         (r.finished ? std::to_string(r.predictedRssBytes()) : "null") + "}";
   }
   j += "]},\n    \"live\": ";
   if (!c.haveLive) {
@@ -74,7 +77,7 @@ std::string commandJson(const CommandReport& c, const std::vector<TraceReport>& 
   for (std::size_t i = 0; i < a.differences.size(); ++i) {
     const Agreement::Difference& d = a.differences[i];
     j += (i == 0 ? "\n      " : ",\n      ") + std::string("{\"allocator\": ") +
-         jsonString(d.allocator) + ", \"predicted_heap_difference_bytes\": " +
+         jsonString(d.allocator) + ", \"predicted_rss_difference_bytes\": " +
          jsonNumber(d.predictedHeapBytes) + ", \"live_rss_difference_bytes\": " +
          jsonNumber(d.liveRssBytes) + ", \"disagrees\": " + (d.disagrees ? "true" : "false") + "}";
   }

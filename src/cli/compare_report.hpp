@@ -82,6 +82,10 @@ struct CombinedRow {
   bool finished = false;     // every process's replay finished
   double seconds = 0;        // replayTime() summed over the processes
   std::uint64_t peakHeapBytes = 0;  // the largest over the processes
+  // The allocator library's own resident pages in that process: with the heap, what the
+  // allocator adds to the live peak RSS, so the figure held against it.
+  std::uint64_t libraryBytes = 0;
+  std::uint64_t predictedRssBytes() const { return peakHeapBytes + libraryBytes; }
 };
 
 // How far the replay's verdict agrees with the live runs'.

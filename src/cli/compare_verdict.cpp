@@ -10,7 +10,7 @@ namespace strata::cli::compare {
 namespace {
 
 // Rank correlations below this, or a predicted difference off by more than the larger of
-// kRelativeSlack of the reference's peak RSS and kAbsoluteSlack, are called disagreements.
+// kRelativeSlack of the live difference and kAbsoluteSlack, are called disagreements.
 constexpr double kRankAgreement = 0.9;
 constexpr double kRelativeSlack = 0.10;
 constexpr double kAbsoluteSlack = 2.0 * 1024 * 1024;
@@ -78,7 +78,10 @@ void combineProcesses(const std::vector<TraceReport>& traces, CommandReport& com
       const AllocatorRow& r = t.rows[a];
       if (!replayOk(r.median)) c.finished = false;
       c.seconds += replayTime(r.median);
-      c.peakHeapBytes = std::max(c.peakHeapBytes, r.median.peakHeapBytes);
+      if (r.median.peakHeapBytes >= c.peakHeapBytes) {
+        c.peakHeapBytes = r.median.peakHeapBytes;
+        c.libraryBytes = r.median.libraryResidentBytes;
+      }
     }
     command.combined.push_back(c);
   }
@@ -105,7 +108,7 @@ void computeAgreement(CommandReport& command) {
     const LiveRow& l = command.live.rows[i];
     if (!c.finished || !l.ok()) continue;
     both.emplace_back(&c, &l);
-    heap.push_back(static_cast<double>(c.peakHeapBytes));
+    heap.push_back(static_cast<double>(c.predictedRssBytes()));
     rss.push_back(static_cast<double>(l.maxRssBytes));
     replayTimes.push_back(c.seconds);
     liveTimes.push_back(l.wallSeconds);
@@ -130,19 +133,20 @@ void computeAgreement(CommandReport& command) {
                       "(rank correlation " + twoDecimals(a.timeRankCorrelation) +
                       "): the live time includes everything the program does besides allocating.");
   if (refReplay == nullptr) return;
-  const double slack =
-      std::max(kRelativeSlack * static_cast<double>(refLive->maxRssBytes), kAbsoluteSlack);
   for (const auto& [c, l] : both) {
     if (c == refReplay) continue;
     Agreement::Difference d;
     d.allocator = c->allocator;
-    d.predictedHeapBytes =
-        static_cast<double>(c->peakHeapBytes) - static_cast<double>(refReplay->peakHeapBytes);
+    // The predicted RSS (heap and the allocator library's own pages) against the reference.
+    d.predictedHeapBytes = static_cast<double>(c->predictedRssBytes()) -
+                           static_cast<double>(refReplay->predictedRssBytes());
     d.liveRssBytes = static_cast<double>(l->maxRssBytes) - static_cast<double>(refLive->maxRssBytes);
+    // Within 10 % of the live difference, or 2 MiB, whichever is larger.
+    const double slack = std::max(kRelativeSlack * std::fabs(d.liveRssBytes), kAbsoluteSlack);
     d.disagrees = std::fabs(d.predictedHeapBytes - d.liveRssBytes) > slack;
     if (d.disagrees)
       a.notes.push_back(d.allocator + ": the replay predicts " + mibText(d.predictedHeapBytes) +
-                        " of heap against " + command.live.reference + ", the live runs show " +
+                        " of RSS against " + command.live.reference + ", the live runs show " +
                         mibText(d.liveRssBytes) + " of peak RSS.");
     a.differences.push_back(d);
   }

@@ -12,6 +12,8 @@
 #include <barrier>
 #include <cerrno>
 #include <chrono>
+#include <climits>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 #include <thread>
@@ -26,6 +28,26 @@
 
 namespace strata::replay {
 namespace {
+
+// The resident bytes of the libraries LD_PRELOAD names (the allocator under test), by their
+// resolved paths as /proc/self/smaps shows them; 0 with nothing preloaded.
+std::uint64_t preloadedLibraryResidentBytes() noexcept {
+  const char* preload = std::getenv("LD_PRELOAD");
+  if (preload == nullptr) return 0;
+  std::uint64_t total = 0;
+  char entry[PATH_MAX], resolved[PATH_MAX];
+  for (const char* p = preload; *p != '\0';) {
+    std::size_t n = std::strcspn(p, ": ");
+    if (n != 0 && n < sizeof entry) {
+      std::memcpy(entry, p, n);
+      entry[n] = '\0';
+      if (::realpath(entry, resolved) != nullptr) total += support::mappingResidentBytes(resolved);
+    }
+    p += n;
+    while (*p == ':' || *p == ' ') ++p;
+  }
+  return total;
+}
 
 using namespace detail;
 
@@ -188,10 +210,10 @@ ReplayResult replayWith(Source src, const TraceScan& scan, const EngineOptions& 
 
   // Heap = anonymous resident memory - the replayer's own mappings - the baseline (the
   // process without the allocator, measured by the caller; else the process as it is now).
-  resetPeakRss();
+  support::resetPeakRss();
   const std::uint64_t own0 = ownResidentBytes();
-  const std::uint64_t anon0 = anonResidentBytes();
-  const std::uint64_t file0 = fileResidentBytes();
+  const std::uint64_t anon0 = support::anonResidentBytes();
+  const std::uint64_t file0 = support::fileResidentBytes();
   const std::uint64_t baseline = opt.baselineBytes ? *opt.baselineBytes : (anon0 > own0 ? anon0 - own0 : 0);
   auto heapOf = [&](std::uint64_t anon, std::uint64_t own) {
     return anon > own + baseline ? anon - own - baseline : 0;
@@ -225,7 +247,7 @@ ReplayResult replayWith(Source src, const TraceScan& scan, const EngineOptions& 
     cpu += cpuNow() - c0;
     wall += std::chrono::duration<double>(t1 - t0).count();
 
-    const std::uint64_t heap = heapOf(anonResidentBytes(), ownResidentBytes());
+    const std::uint64_t heap = heapOf(support::anonResidentBytes(), ownResidentBytes());
     res.peakHeapBytes = std::max(res.peakHeapBytes, heap);
     if (opt.collectSeries) res.series.push_back(ReplaySample{wall, w.endEvent, heap, w.liveBytesAtEnd});
     if (opt.heapLimit != 0 && heap > opt.heapLimit) {
@@ -264,13 +286,14 @@ ReplayResult replayWith(Source src, const TraceScan& scan, const EngineOptions& 
     }
     res.allocatorSeconds = std::max(0.0, t - calls * overheadTicks) / rate;
   }
+  res.libraryResidentBytes = preloadedLibraryResidentBytes();
   if (status == ReplayStatus::Ok) {
     // The peak-RSS mark catches a peak between two samples; by the same definition: minus
     // file-backed pages (the more of start and end: the kernel may evict some meanwhile),
     // the replayer's own mappings and the baseline.
-    const std::uint64_t hwm = statusField("VmHWM:");
+    const std::uint64_t hwm = support::procFieldBytes("/proc/self/status", "VmHWM:");
     const std::uint64_t notHeap =
-        std::max(file0, fileResidentBytes()) + ownResidentBytes() + baseline;
+        std::max(file0, support::fileResidentBytes()) + ownResidentBytes() + baseline;
     if (hwm > notHeap) res.peakHeapBytes = std::max(res.peakHeapBytes, hwm - notHeap);
   }
   // After the measurements: free what the trace left live, so an in-process replay (tests,

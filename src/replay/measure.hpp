@@ -5,23 +5,12 @@
 #include <cstdint>
 #include <string>
 
+#include "proc.hpp"
+
 namespace strata::replay {
 
-// The process's anonymous resident memory in bytes (statm: resident minus file-backed and
-// shared pages).
-std::uint64_t anonResidentBytes() noexcept;
-
-// The process's file-backed and shared resident bytes (what VmRSS holds beyond the anonymous).
-std::uint64_t fileResidentBytes() noexcept;
-
-// One "Name:   N kB" field of /proc/self/status, in bytes (0 when absent).
-std::uint64_t statusField(const char* name) noexcept;
-
-// Resident bytes of the [heap] mapping (glibc malloc's brk heap) from /proc/self/smaps.
-std::uint64_t brkHeapResidentBytes() noexcept;
-
-// Resets the peak-RSS mark (VmHWM) so a later read covers what follows only.
-void resetPeakRss() noexcept;
+// The /proc readers (anonymous and file-backed resident memory, VmHWM, a mapping's resident
+// bytes, the peak-RSS reset) are the shared ones of src/support/proc.hpp.
 
 // CPU time of the process, all threads, in seconds.
 double cpuNow() noexcept;

@@ -142,6 +142,7 @@ constexpr Figure kFigures[] = {
     {"allocator_seconds", nullptr, &ReplayResult::allocatorSeconds},
     {"peak_heap_bytes", &ReplayResult::peakHeapBytes, nullptr},
     {"startup_heap_bytes", &ReplayResult::startupHeapBytes, nullptr},
+    {"library_resident_bytes", &ReplayResult::libraryResidentBytes, nullptr},
     {"peak_live_bytes", &ReplayResult::peakLiveBytes, nullptr},
     {"fragmentation_percent", nullptr, &ReplayResult::fragmentationPercent},
     {"heap_limit_hit", nullptr, nullptr},

@@ -66,6 +66,9 @@ struct ReplayResult {
                                    // (threaded replays only; 0 for one thread)
   std::uint64_t peakHeapBytes = 0;
   std::uint64_t startupHeapBytes = 0;  // heap when the replay starts: the allocator's start-up
+  // Resident pages of the preloaded allocator library's own file (its code and data as
+  // loaded) at the end: what the allocator adds to a live program's RSS beyond its heap.
+  std::uint64_t libraryResidentBytes = 0;
   std::uint64_t peakLiveBytes = 0;
   double fragmentationPercent = 0; // (peak heap / peak live - 1) * 100
   std::uint64_t failedAllocations = 0;  // allocations that returned NULL during replay

@@ -1,11 +1,15 @@
 // Readers of /proc (proc.hpp).
 #include "proc.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <climits>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <string>
+#include <string_view>
 
 namespace strata::support {
 namespace {
@@ -19,7 +23,104 @@ std::string readLink(const std::string& path) {
 
 std::string procDir(int pid) { return pid == 0 ? "/proc/self" : "/proc/" + std::to_string(pid); }
 
+// Reads a small /proc file into buf (no allocation); returns the length or 0.
+std::size_t readSmall(const char* path, char* buf, std::size_t cap) noexcept {
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  std::size_t got = 0;
+  while (got + 1 < cap) {
+    const ssize_t r = ::read(fd, buf + got, cap - 1 - got);
+    if (r <= 0) break;
+    got += static_cast<std::size_t>(r);
+  }
+  ::close(fd);
+  buf[got] = '\0';
+  return got;
+}
+
+// statm's resident and shared page counts.
+bool statm(std::uint64_t& resident, std::uint64_t& shared) noexcept {
+  char buf[256];
+  if (readSmall("/proc/self/statm", buf, sizeof buf) == 0) return false;
+  char* p = buf;
+  std::strtoull(p, &p, 10);
+  resident = std::strtoull(p, &p, 10);
+  shared = std::strtoull(p, &p, 10);
+  return true;
+}
+
+std::uint64_t pageSize() noexcept { return static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE)); }
+
 }  // namespace
+
+std::uint64_t procFieldBytes(const char* path, const char* field) noexcept {
+  char buf[8192];
+  if (readSmall(path, buf, sizeof buf) == 0) return 0;
+  const char* at = std::strstr(buf, field);
+  if (at == nullptr) return 0;
+  return std::strtoull(at + std::strlen(field), nullptr, 10) * 1024;
+}
+
+std::uint64_t anonResidentBytes() noexcept {
+  std::uint64_t resident = 0, shared = 0;
+  if (!statm(resident, shared)) return 0;
+  return resident > shared ? (resident - shared) * pageSize() : 0;
+}
+
+std::uint64_t fileResidentBytes() noexcept {
+  std::uint64_t resident = 0, shared = 0;
+  if (!statm(resident, shared)) return 0;
+  return shared * pageSize();
+}
+
+std::uint64_t mappingResidentBytes(const char* name) noexcept {
+  // smaps streams through a fixed buffer line by line: a mapping's header line ends with its
+  // name; the first "Rss:" line after it is the mapping's.
+  const int fd = ::open("/proc/self/smaps", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  const std::string_view wanted(name);
+  char buf[8192];
+  std::size_t have = 0;
+  bool inMapping = false;
+  std::uint64_t rss = 0;
+  for (;;) {
+    const ssize_t r = ::read(fd, buf + have, sizeof buf - 1 - have);
+    if (r <= 0) break;
+    have += static_cast<std::size_t>(r);
+    buf[have] = '\0';
+    char* line = buf;
+    char* nl;
+    while ((nl = std::strchr(line, '\n')) != nullptr) {
+      *nl = '\0';
+      const std::string_view l(line);
+      // A header line starts with the address range "lo-hi "; field lines with "Name:".
+      const std::size_t dash = l.find('-');
+      const bool header = dash != std::string_view::npos && dash > 0 &&
+                          l.find(':') > l.find(' ') && l.find(' ') != std::string_view::npos;
+      if (header) {
+        inMapping = l.size() > wanted.size() && l.ends_with(wanted) &&
+                    l[l.size() - wanted.size() - 1] == ' ';
+      } else if (inMapping && l.starts_with("Rss:")) {
+        rss += std::strtoull(line + 4, nullptr, 10) * 1024;
+        inMapping = false;
+      }
+      line = nl + 1;
+    }
+    have = static_cast<std::size_t>(buf + have - line);
+    std::memmove(buf, line, have);
+    if (have + 1 >= sizeof buf) have = 0;  // a line longer than the buffer: not one we need
+  }
+  ::close(fd);
+  return rss;
+}
+
+bool resetPeakRss() noexcept {
+  const int fd = ::open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  const bool ok = ::write(fd, "5", 1) == 1;
+  ::close(fd);
+  return ok;
+}
 
 std::string selfExe() { return readLink("/proc/self/exe"); }
 

@@ -16,4 +16,22 @@ std::optional<std::uint64_t> procStatusBytes(std::string_view field, int pid = 0
 // The path a process runs (/proc/<pid>/exe); empty when it cannot be read.
 std::string procExe(int pid);
 
+// ---- this process, without allocating: safe between replay windows and in measured children
+
+// A "Name:   N kB" field of a /proc/self file, in bytes ("/proc/self/status", "VmHWM:";
+// "/proc/self/smaps_rollup", "Rss:"); 0 when absent.
+std::uint64_t procFieldBytes(const char* path, const char* field) noexcept;
+
+// Anonymous resident memory (statm: resident minus file-backed and shared pages), and the
+// file-backed and shared resident memory, in bytes.
+std::uint64_t anonResidentBytes() noexcept;
+std::uint64_t fileResidentBytes() noexcept;
+
+// The resident bytes of every mapping whose name in /proc/self/smaps is exactly `name`: a
+// file's path ("/usr/lib/x86_64-linux-gnu/libjemalloc.so.2") or "[heap]" (the brk heap).
+std::uint64_t mappingResidentBytes(const char* name) noexcept;
+
+// Makes the peak-RSS mark (VmHWM) start again from the current RSS; false when it cannot.
+bool resetPeakRss() noexcept;
+
 }  // namespace strata::support

@@ -77,8 +77,8 @@ TEST(CompareVerdict, AgreementFlagsDifferencesBeyondTheSlack) {
   combineProcesses(traces, c);
   c.haveLive = true;
   c.live.reference = "glibc";
-  // Live RSS: glibc 40 MiB, jemalloc +3 MiB (predicted +2: within 4 MiB, 10 % of 40),
-  // mimalloc +1 MiB (predicted +20: off by 19 MiB).
+  // Live RSS: glibc 40 MiB, jemalloc +3 MiB (predicted +2: within 2 MiB, the larger of that
+  // and 10 % of the live difference), mimalloc +1 MiB (predicted +20: off by 19 MiB).
   c.live.rows = {live("glibc", 1.0, 40 * kMiB), live("jemalloc", 2.0, 43 * kMiB),
                  live("mimalloc", 3.0, 41 * kMiB)};
   computeAgreement(c);
@@ -104,6 +104,30 @@ TEST(CompareVerdict, AgreementFlagsDifferencesBeyondTheSlack) {
   EXPECT_EQ(c.agreement.allocators, 2u);
   EXPECT_TRUE(std::isnan(c.agreement.heapRankCorrelation));
   EXPECT_EQ(c.agreement.differences.size(), 1u);
+}
+
+}  // namespace
+
+namespace {
+
+// The allocator library's own resident pages count with the heap in the predicted RSS.
+TEST(CompareVerdict, PredictedRssHoldsTheLibrarysOwnPages) {
+  std::vector<TraceReport> traces(1);
+  traces[0].rows = {row("glibc", 1.0, 10 * kMiB), row("jemalloc", 2.0, 10 * kMiB),
+                    row("mimalloc", 3.0, 11 * kMiB)};
+  traces[0].rows[1].median.libraryResidentBytes = 3 * kMiB;
+  CommandReport c;
+  combineProcesses(traces, c);
+  EXPECT_EQ(c.combined[1].predictedRssBytes(), 13 * kMiB);
+  c.haveLive = true;
+  c.live.reference = "glibc";
+  c.live.rows = {live("glibc", 1.0, 40 * kMiB), live("jemalloc", 2.0, 43 * kMiB),
+                 live("mimalloc", 3.0, 41 * kMiB)};
+  computeAgreement(c);
+  ASSERT_EQ(c.agreement.differences.size(), 2u);
+  EXPECT_DOUBLE_EQ(c.agreement.differences[0].predictedHeapBytes, 3 * kMiB);
+  EXPECT_FALSE(c.agreement.differences[0].disagrees);
+  EXPECT_DOUBLE_EQ(c.agreement.heapRankCorrelation, 1.0);
 }
 
 }  // namespace

@@ -250,7 +250,7 @@ TEST(ReplayOwnMemory, TablesAreNotCountedAsHeap) {
   const Bytes t = b.finish();
   EngineOptions o = oneThread();
   o.allocator = EngineAllocator::None;
-  const std::uint64_t anon = anonResidentBytes(), own = ownResidentBytes();
+  const std::uint64_t anon = strata::support::anonResidentBytes(), own = ownResidentBytes();
   o.baselineBytes = anon > own ? anon - own : 0;
   const ReplayResult r = replayMemory(t.data(), t.size(), o);
   ASSERT_EQ(r.status, ReplayStatus::Ok) << r.detail;
