@@ -1,4 +1,4 @@
-// replay_harness: what the replay harness itself costs (issue 5's benchmark). Builds a
+// replay_harness: what the replay harness itself costs. Builds a
 // realistic trace in memory (default 10 million events: mostly small objects, most freed soon
 // after allocation, some long-lived, occasional reallocs and large blocks), then replays it
 // in this process with src/replay's engine, one thread, in two ways:

@@ -1,6 +1,7 @@
 // The tables and the JSON of `strata compare` (see compare_report.hpp).
 #include "compare_report.hpp"
 #include "compare_format.hpp"
+#include "json.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -39,19 +40,6 @@ std::string mib(std::uint64_t bytes) {
   return threeDigits(static_cast<double>(bytes) / kMiB);
 }
 
-std::string jsonString(const std::string& s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '"') out += "\\\"";
-    else if (c == '\\') out += "\\\\";
-    else if (c == '\n') out += "\\n";
-    else if (c == '\t') out += "\\t";
-    else if (u < 0x20) out += format("\\u%04x", u);
-    else out += c;
-  }
-  return out + "\"";
-}
 
 void computeRatios(TraceReport& trace) {
   double fastest = 0;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "json.hpp"
 #include "replay_runner.hpp"
 #include "trace_stats.hpp"
 
@@ -146,8 +147,8 @@ std::string commandJson(const CommandReport& command, const std::vector<TraceRep
 std::string resultsJson(const CompareSettings& settings, const std::vector<TraceReport>& traces,
                         const CommandReport* command = nullptr);
 
-// `s` as a JSON string literal, quotes included.
-std::string jsonString(const std::string& s);
+// JSON string literals: the shared support::jsonString.
+using support::jsonString;
 
 // Bytes in MiB with one decimal ("12.3").
 std::string mib(std::uint64_t bytes);

@@ -27,7 +27,8 @@ namespace strata::cli {
 namespace {
 
 constexpr std::string_view kHelp =
-    "usage: strata record [-o FILE] [--clock tsc|fine|coarse] -- COMMAND [ARGS...]\n"
+    "usage: strata record [-o FILE] [--clock tsc|fine|coarse] [--touch-min SIZE|off] -- COMMAND\n"
+    "                     [ARGS...]\n"
     "\n"
     "Runs COMMAND with Strata's recorder preloaded and writes every malloc, calloc, realloc,\n"
     "free, aligned allocation and operator new/delete it makes (and its reap/region calls when\n"
@@ -40,6 +41,12 @@ constexpr std::string_view kHelp =
     "                           against CLOCK_MONOTONIC; fine is CLOCK_MONOTONIC itself (the\n"
     "                           default elsewhere); coarse is CLOCK_MONOTONIC_COARSE, cheaper\n"
     "                           but advancing only every kernel tick (1-4 ms)\n"
+    "  --touch-min SIZE|off     record how much of each object of at least SIZE bytes the\n"
+    "                           program touched (default and smallest: two pages), so that a\n"
+    "                           replay writes only that; off: replays write every byte. Each\n"
+    "                           such object's pages are given back to the kernel when it is\n"
+    "                           made and faulted in again as the program touches them, the\n"
+    "                           main cost of recording programs with many large objects\n"
     "\n"
     "Every other process COMMAND starts (fork, or programs it runs) writes FILE.<pid>. A\n"
     "program that crashes, is killed or calls _exit leaves a valid trace of everything up to\n"
@@ -151,8 +158,10 @@ bool summarise(const TraceFile& t) {
 // In the child: environment for the recorder, then exec. On failure, sends errno through
 // the pipe and exits 127.
 [[noreturn]] void execRecorded(char* const* command, const std::string& preload,
-                               const std::string& file, const std::string& clock, int errPipe) {
+                               const std::string& file, const std::string& clock,
+                               const std::string& touchMin, int errPipe) {
   if (!clock.empty()) ::setenv("STRATA_TRACE_CLOCK", clock.c_str(), 1);
+  if (!touchMin.empty()) ::setenv("STRATA_TRACE_TOUCH_MIN", touchMin.c_str(), 1);
   ::setenv("LD_PRELOAD", preload.c_str(), 1);
   ::setenv("STRATA_TRACE_FILE", file.c_str(), 1);
   ::setenv("STRATA_TRACE_PID", std::to_string(::getpid()).c_str(), 1);
@@ -165,9 +174,11 @@ bool summarise(const TraceFile& t) {
 
 // Parses the arguments, runs the command under the recorder and reports; see kHelp.
 int runRecord(std::span<char* const> args) {
-  std::string output, clock;
+  std::string output, clock, touchMin;
   static constexpr support::OptionSpec kOptions[] = {
-      {"--output", true, "-o", "a FILE"}, {"--clock", true, {}, "tsc, fine or coarse"}};
+      {"--output", true, "-o", "a FILE"},
+      {"--clock", true, {}, "tsc, fine or coarse"},
+      {"--touch-min", true, {}, "a SIZE or off"}};
   support::ParsedArgs parsed;
   if (std::string err = support::parseArgs(args, kOptions, parsed); !err.empty())
     return usageError(err);
@@ -177,6 +188,16 @@ int runRecord(std::span<char* const> args) {
     if (o.name == "--output") {
       output = o.value;
       if (output.empty()) return usageError("the output FILE is empty");
+    } else if (o.name == "--touch-min") {
+      if (o.value == "off") {
+        touchMin = "off";
+      } else {
+        const std::optional<std::uint64_t> n = support::parseSize(o.value);
+        if (!n || *n == 0)
+          return usageError("--touch-min takes a size (bytes, or with K, M, G) or off, not '" +
+                            o.value + "'");
+        touchMin = std::to_string(*n);
+      }
     } else {
       clock = o.value;
       if (clock != "tsc" && clock != "fine" && clock != "coarse")
@@ -239,7 +260,7 @@ int runRecord(std::span<char* const> args) {
   }
   if (child == 0) {
     ::close(errPipe[0]);
-    execRecorded(command, preload, file, clock, errPipe[1]);
+    execRecorded(command, preload, file, clock, touchMin, errPipe[1]);
   }
   ::close(errPipe[1]);
   // Ctrl-C and Ctrl-\ reach the whole foreground group: the program decides what they do,

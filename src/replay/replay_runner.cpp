@@ -25,11 +25,14 @@
 #include "measure.hpp"
 #include "result_file.hpp"
 #include "strata/trace/reader.hpp"
+#include "json.hpp"
 
 extern char** environ;
 
 namespace strata::replay {
 namespace {
+
+using support::jsonString;
 
 // Formats a double for JSON, the result file and the series: 10 significant digits (ns for
 // times under 10 s), finite only.
@@ -40,24 +43,6 @@ std::string number(double v) {
   return buf;
 }
 
-// A JSON string literal.
-std::string jsonString(const std::string& s) {
-  std::string out = "\"";
-  for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += ch;
-    }
-  }
-  return out + "\"";
-}
 
 // The directory of the running executable (from /proc/self/exe), or empty.
 std::string executableDirectory() {

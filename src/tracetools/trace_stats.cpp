@@ -17,9 +17,12 @@
 #include <utility>
 
 #include "strata/trace/reader.hpp"
+#include "json.hpp"
 
 namespace strata::tracetools {
 namespace {
+
+using support::jsonString;
 
 using trace::Event;
 using trace::kNoObject;
@@ -209,24 +212,6 @@ std::string jsonNumber(double v) {
   return buf;
 }
 
-// A JSON string literal (control characters escaped; other bytes as they are).
-std::string jsonString(const std::string& text) {
-  std::string out = "\"";
-  for (const char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (c < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += ch;
-    }
-  }
-  return out + "\"";
-}
 
 // "1.02 us": a nanosecond count with three significant digits and an SI unit.
 std::string formatNs(double ns) {

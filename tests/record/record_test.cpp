@@ -713,6 +713,24 @@ TEST(RecordTouch, ThresholdSettingMovesOrTurnsOffTheMeasurement) {
   }
 }
 
+// `strata record --touch-min` sets the same: off, or a size with a unit; a bad one is refused.
+TEST(RecordTouch, TouchMinOptionMovesOrTurnsOffTheMeasurement) {
+  for (const char* setting : {"off", "2M"}) {
+    SCOPED_TRACE(setting);
+    TempDir dir;
+    const Result r = record(dir, std::string("--touch-min ") + setting + " -o tm.trace -- " +
+                                     quote(RECORD_TOUCH) + " memset");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const TraceFile t = readTraceFile(dir / "tm.trace");
+    EXPECT_GE(findCreate(t.events, Op::Malloc, kMiB), 0);
+    for (const Event& e : t.events) EXPECT_NE(e.op, Op::Touch);
+  }
+  TempDir dir;
+  const Result bad = record(dir, "--touch-min 12q -- true");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("--touch-min takes a size"), std::string::npos) << bad.err;
+}
+
 // A large object still live at exit gets its Touch at the end of the trace.
 TEST(RecordTouch, LiveObjectIsTouchedAtExit) {
   TempDir dir;
