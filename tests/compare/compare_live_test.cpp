@@ -38,7 +38,7 @@ Result run(std::vector<std::string> args, const Env& env = {}) {
 }
 
 // The lines of the "the command as a whole" block's table: allocator -> the whole line.
-std::map<std::string, std::string> commandRows(const std::string& out) {
+[[maybe_unused]] std::map<std::string, std::string> commandRows(const std::string& out) {
   std::map<std::string, std::string> rows;
   const std::size_t start = out.find("== the command as a whole");
   if (start == std::string::npos) return rows;

@@ -33,6 +33,7 @@ EngineOptions oneThread() {
   return o;
 }
 
+#ifdef STRATA_TEST_GLIBC_MALLOC
 // A 64 MiB calloc the program touched one page of replays as one page, not 64 MiB; without
 // the Touch it is written whole.
 TEST(ReplayTouch, LargeCallocTouchedOnOnePageStaysSmall) {
@@ -82,7 +83,9 @@ TEST(ReplayTouch, EveryCreatingCallWritesOnlyTheTouchedBytes) {
   EXPECT_EQ(w.ops[0][1].size(), 2 * kPage);
   EXPECT_EQ(w.ops[0][2].kind(), OpKind::Realloc);
 }
+#endif  // STRATA_TEST_GLIBC_MALLOC
 
+#ifdef STRATA_TEST_GLIBC_MALLOC
 // Thread 1 writes a 128 MiB block (no allocator time: the writes are the replay's) before it
 // creates the object thread 0 frees, so thread 0 waits for it; the wait is not allocator time.
 TEST(ReplayThreads, AllocatorTimeHoldsNoWaiting) {
@@ -102,6 +105,7 @@ TEST(ReplayThreads, AllocatorTimeHoldsNoWaiting) {
   EXPECT_LT(r.allocatorSeconds, r.wallSeconds / 4)
       << "allocator " << r.allocatorSeconds << " s of wall " << r.wallSeconds << " s";
 }
+#endif  // STRATA_TEST_GLIBC_MALLOC
 
 // A trace of 50 short-lived threads, one at a time, beside the main thread: each replays on
 // its own OS thread that ends with it, never more than two alive at once, every op replayed.
