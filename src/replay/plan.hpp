@@ -395,7 +395,7 @@ class PlanDecoder {
     OwnVector<std::uint64_t> children;
   };
 
-  trace::TraceReader<Source> reader_;
+  trace::TraceReader<Source, OwnAllocator<unsigned char>> reader_;  // its buffer: not the heap
   unsigned threads_;
   const OwnVector<TouchEntry>* touches_;
   std::size_t touchAt_ = 0;

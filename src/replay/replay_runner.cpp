@@ -4,9 +4,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -26,8 +24,8 @@
 #include "result_file.hpp"
 #include "strata/trace/reader.hpp"
 #include "json.hpp"
+#include "process.hpp"
 
-extern char** environ;
 
 namespace strata::replay {
 namespace {
@@ -82,30 +80,6 @@ std::string makeTempFile() {
                                        std::strerror(errno));
   ::close(fd);
   return tmpl;
-}
-
-// The environment for the child: ours, with `preload` put in front of LD_PRELOAD.
-std::vector<std::string> childEnvironment(const std::string& preload) {
-  std::vector<std::string> env;
-  std::string existing;
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-    const std::string_view kv = *e;
-    if (kv.starts_with("LD_PRELOAD=")) existing = kv.substr(11);
-    else env.emplace_back(kv);
-  }
-  std::string value = preload;
-  if (!existing.empty()) value = value.empty() ? existing : value + ":" + existing;
-  if (!value.empty()) env.push_back("LD_PRELOAD=" + value);
-  return env;
-}
-
-// "SIGSEGV (Segmentation fault)".
-std::string signalName(int sig) {
-  const char* abbrev = ::sigabbrev_np(sig);
-  const char* desc = ::sigdescr_np(sig);
-  std::string s = abbrev != nullptr ? std::string("SIG") + abbrev : "signal " + std::to_string(sig);
-  if (desc != nullptr) s += std::string(" (") + desc + ")";
-  return s;
 }
 
 // The measured figures of a ReplayResult, in the order the result file and the JSON list
@@ -317,38 +291,31 @@ ReplayResult runReplay(const ReplayOptions& options, const registry::SearchDirs&
     args.push_back("--series");
     args.push_back(options.seriesPath);
   }
-  const std::vector<std::string> env = childEnvironment(preload);
-  std::vector<char*> argv, envp;
-  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  for (const std::string& e : env) envp.push_back(const_cast<char*>(e.c_str()));
-  envp.push_back(nullptr);
-
-  std::fflush(nullptr);
-  pid_t pid = 0;
-  const int spawnErr = ::posix_spawn(&pid, replayer.c_str(), nullptr, nullptr, argv.data(), envp.data());
-  if (spawnErr != 0) {
-    ::unlink(resultPath.c_str());
-    res.status = ReplayStatus::Error;
-    res.detail = "cannot start " + replayer + ": " + std::strerror(spawnErr);
-    return res;
-  }
-  int wstatus = 0;
-  while (::waitpid(pid, &wstatus, 0) < 0 && errno == EINTR) {
-  }
+  // The child: this process's environment with the allocator in front of LD_PRELOAD, its
+  // standard streams inherited (the replayer reports only on stderr, and rarely).
+  support::ChildSpec spec;
+  spec.argv = args;
+  spec.preload = preload;
+  spec.stdinPath.clear();
+  const support::ProcessResult run = support::runChild(spec);
   std::string text;
   const bool haveResult = readTextFile(resultPath, text) && !text.empty();
   ::unlink(resultPath.c_str());
 
-  if (WIFSIGNALED(wstatus)) {
-    res.status = ReplayStatus::Crashed;
-    res.detail = "the replay was killed by " + signalName(WTERMSIG(wstatus));
+  if (!run.started) {
+    res.status = ReplayStatus::Error;
+    res.detail = "cannot start " + replayer + ": " + support::describeStatus(run);
     return res;
   }
-  if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0 || !haveResult) {
+  if (run.signal != 0) {
+    res.status = ReplayStatus::Crashed;
+    res.detail = "the replay was killed by " + support::signalName(run.signal) + " (" +
+                 ::strsignal(run.signal) + ")";
+    return res;
+  }
+  if (run.exitCode != 0 || !haveResult) {
     res.status = ReplayStatus::Error;
-    res.detail = "strata-replayer exited with status " +
-                 std::to_string(WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : -1) +
+    res.detail = "strata-replayer exited with status " + std::to_string(run.exitCode) +
                  (haveResult ? "" : " and wrote no result");
     return res;
   }

@@ -38,7 +38,7 @@ struct TraceScan {
 template <class Source>
 TraceScan scanTrace(Source src) {
   TraceScan scan;
-  trace::TraceReader<Source> r(std::move(src));
+  trace::TraceReader<Source, OwnAllocator<unsigned char>> r(std::move(src));
   OwnVector<std::uint8_t> live;  // by thread index
   std::uint64_t liveCount = 0;
   trace::Event e;

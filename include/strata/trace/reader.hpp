@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -121,8 +122,9 @@ struct FdSource {
 
 // Source: any callable std::ptrdiff_t(unsigned char* out, std::size_t n) that reads up to n
 // bytes like read(2): returns the count, 0 at end of file, negative on error. Short reads are
-// fine (pipes); the reader loops.
-template <class Source>
+// fine (pipes); the reader loops. Alloc: where the one chunk buffer comes from (a replayer
+// keeps it out of the allocator it measures).
+template <class Source, class Alloc = std::allocator<unsigned char>>
 class TraceReader {
  public:
   explicit TraceReader(Source source) : src_(std::move(source)) {}
@@ -373,7 +375,7 @@ class TraceReader {
   }
 
   Source src_;
-  std::vector<unsigned char> payload_;
+  std::vector<unsigned char, Alloc> payload_;
   const unsigned char* p_ = nullptr;
   const unsigned char* end_ = nullptr;
   std::uint64_t offset_ = 0;
