@@ -127,7 +127,10 @@ int runCompare(std::span<char* const> args) {
   }
   // The command block (combined verdict, live runs) is shown for a command, and for a trace
   // whose child processes' traces were found beside it.
-  const bool commandBlock = !o.command.empty() || traces.size() > 1 || !command.skippedProcesses.empty();
+  // Several trace files named, or the bundled workloads, are separate programs: no block.
+  const bool family = o.command.empty() && o.traces.size() == 1;
+  const bool commandBlock = !o.command.empty() ||
+                            (family && (traces.size() > 1 || !command.skippedProcesses.empty()));
   const CommandReport* commandOut = commandBlock ? &command : nullptr;
 
   const registry::SearchDirs dirs = registry::defaultSearchDirs();

@@ -413,6 +413,9 @@ TEST(CompareEndToEnd, BundledWorkloadsOnEveryAllocator) {
   EXPECT_TRUE(contains(r.out, "plots (.png and .svg) in " + out.string())) << r.out;
   EXPECT_TRUE(contains(r.out, "web-proxy-heap, web-proxy-sizes")) << r.out;
   EXPECT_TRUE(contains(r.out, (out / "report.txt").string())) << r.out;
+  // Separate programs, not the processes of one command: no combined verdict.
+  EXPECT_FALSE(contains(r.out, "the command as a whole")) << r.out;
+  EXPECT_FALSE(contains(slurp(out / "results.json"), "\"command\"")) << "results.json";
 }
 
 TEST(CompareEndToEnd, GivenTraceOnTwoAllocatorsThreeRuns) {
