@@ -35,6 +35,8 @@ if(TARGET strata_cli)
   # that starts a second process, and a misbehaving stand-in for libstrata.so.
   add_executable(compare_fork_program ${CMAKE_CURRENT_LIST_DIR}/fork_program.c)
   target_compile_options(compare_fork_program PRIVATE -O1 -Wall -Wextra -Werror)
+  add_executable(compare_calloc_program ${CMAKE_CURRENT_LIST_DIR}/calloc_program.c)
+  target_compile_options(compare_calloc_program PRIVATE -O1 -fno-builtin -Wall -Wextra -Werror)
   add_library(compare_misbehave_preload SHARED ${CMAKE_CURRENT_LIST_DIR}/misbehave_preload.c)
   target_compile_options(compare_misbehave_preload PRIVATE -Wall -Wextra -Werror)
   add_executable(compare_live_test ${CMAKE_CURRENT_LIST_DIR}/compare_live_test.cpp)
@@ -43,13 +45,14 @@ if(TARGET strata_cli)
     STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>"
     STRATA_TEST_PROGRAM="$<TARGET_FILE:compare_alloc_program>"
     STRATA_TEST_FORK_PROGRAM="$<TARGET_FILE:compare_fork_program>"
+    STRATA_TEST_CALLOC_PROGRAM="$<TARGET_FILE:compare_calloc_program>"
     STRATA_TEST_MISBEHAVE_LIB="$<TARGET_FILE:compare_misbehave_preload>"
     $<$<TARGET_EXISTS:strata_record>:STRATA_TEST_RECORD_LIB="$<TARGET_FILE:strata_record>">
     STRATA_TEST_PRELOAD=${strata_cmp_preload})
   target_link_libraries(compare_live_test PRIVATE GTest::gtest GTest::gtest_main)
   add_dependencies(compare_live_test strata_cli compare_alloc_program compare_fork_program
-    compare_misbehave_preload)
-  foreach(strata_cmp_dep strata_replayer strata_record strata_malloc)
+    compare_calloc_program compare_misbehave_preload)
+  foreach(strata_cmp_dep strata_replayer strata_record strata_malloc strata_exec)
     if(TARGET ${strata_cmp_dep})
       add_dependencies(compare_live_test ${strata_cmp_dep})
     endif()
