@@ -197,7 +197,7 @@ std::string resultsJson(const CompareSettings& settings, const std::vector<Trace
            ", \"events\": " + std::to_string(m.events) +
            ", \"objects\": " + std::to_string(m.objects) +
            ", \"threads\": " + std::to_string(m.threads) +
-           ", \"thread_mode\": " + jsonString(m.threadMode) +
+           ", \"thread_mode\": " + jsonString(replay::threadModeName(m.threadMode)) +
            ", \"threads_started\": " + std::to_string(m.threadsStarted) +
            ", \"startup_heap_bytes\": " + std::to_string(m.startupHeapBytes) +
            ", \"failed_allocations\": " + std::to_string(m.failedAllocations) +

@@ -77,7 +77,7 @@ void printResult(const std::string& file, const replay::ReplayResult& r) {
   std::printf("wall time           %.6f s\n", r.wallSeconds);
   std::printf("cpu time            %.6f s\n", r.cpuSeconds);
   std::printf("allocator time      %.6f s%s\n", r.allocatorSeconds,
-              r.threadMode == "single" ? " (not measured on one thread)" : "");
+              r.threadMode == replay::ThreadMode::Single ? " (not measured on one thread)" : "");
   std::printf("peak heap           %s (%llu bytes)\n", humanBytes(r.peakHeapBytes).c_str(),
               static_cast<unsigned long long>(r.peakHeapBytes));
   std::printf("start-up heap       %s (%llu bytes)\n", humanBytes(r.startupHeapBytes).c_str(),

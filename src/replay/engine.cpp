@@ -121,7 +121,9 @@ ReplayResult replayWith(Source src, const TraceScan& scan, const EngineOptions& 
   if (threads == 0) threads = 1;
   if (threads > kMaxReplayThreads) threads = kMaxReplayThreads;
   const bool threaded = lifecycle || threads > 1;
-  res.threadMode = lifecycle ? "lifecycle" : threads > 1 ? "pool" : "single";
+  res.threadMode = lifecycle ? ThreadMode::Lifecycle
+                   : threads > 1 ? ThreadMode::Pool
+                                 : ThreadMode::Single;
   res.threads = lifecycle ? 0 : threads;  // lifecycle: the most alive at once, set at the end
   const std::uint64_t cores = std::max(1u, std::thread::hardware_concurrency());
   gSpinLimit = (lifecycle ? scan.maxLiveThreads : threads) <= cores ? 256 : 16;

@@ -129,6 +129,23 @@ const char* statusName(ReplayStatus s) noexcept {
   return i < std::size(kStatusNames) ? kStatusNames[i] : "error";
 }
 
+namespace {
+constexpr const char* kThreadModeNames[] = {"", "lifecycle", "pool", "single"};
+}  // namespace
+
+const char* threadModeName(ThreadMode m) noexcept {
+  return kThreadModeNames[static_cast<std::size_t>(m)];
+}
+
+bool parseThreadMode(std::string_view text, ThreadMode& out) noexcept {
+  for (std::size_t i = 0; i < std::size(kThreadModeNames); ++i)
+    if (text == kThreadModeNames[i]) {
+      out = static_cast<ThreadMode>(i);
+      return true;
+    }
+  return false;
+}
+
 bool parseStatus(std::string_view text, ReplayStatus& out) noexcept {
   for (std::size_t i = 0; i < std::size(kStatusNames); ++i)
     if (text == kStatusNames[i]) {
@@ -148,7 +165,7 @@ std::string toKeyValues(const ReplayResult& r) {
   };
   line("status", statusName(r.status));
   line("detail", r.detail);
-  line("thread_mode", r.threadMode);
+  line("thread_mode", threadModeName(r.threadMode));
   for (const Figure& f : kFigures)
     if (f.count != nullptr || f.real != nullptr) line(f.key, figureText(r, f));
   return s;
@@ -180,7 +197,7 @@ bool fromKeyValues(const std::string& text, ReplayResult& r) {
     } else if (k == "detail") {
       r.detail = v;
     } else if (k == "thread_mode") {
-      r.threadMode = v;
+      ok = parseThreadMode(v, r.threadMode);
     } else {
       for (const Figure& f : kFigures) {
         if (k != f.key) continue;
@@ -340,15 +357,15 @@ ReplayResult runReplay(const ReplayOptions& options, const registry::SearchDirs&
 }
 
 std::string threadModeText(const ReplayResult& r) {
-  if (r.threadMode == "lifecycle")
+  if (r.threadMode == ThreadMode::Lifecycle)
     return "as recorded: " + std::to_string(r.threadsStarted) +
            " threads started and ended where the program's were, at most " +
            std::to_string(r.threads) + " at once";
-  if (r.threadMode == "pool")
+  if (r.threadMode == ThreadMode::Pool)
     return "fixed pool: recorded thread t on replay thread t % " + std::to_string(r.threads) +
            ", the trace has no thread start and end events or --threads was given";
-  if (r.threadMode == "single") return "one thread, in trace order";
-  return r.threadMode;
+  if (r.threadMode == ThreadMode::Single) return "one thread, in trace order";
+  return "not replayed";
 }
 
 std::string toJson(const ReplayResult& r) {
@@ -364,7 +381,7 @@ std::string toJson(const ReplayResult& r) {
   field("library", jsonString(r.library));
   field("status", jsonString(statusName(r.status)));
   field("detail", jsonString(r.detail));
-  field("thread_mode", jsonString(r.threadMode));
+  field("thread_mode", jsonString(threadModeName(r.threadMode)));
   for (const Figure& f : kFigures) field(f.key, figureText(r, f), &f == std::end(kFigures) - 1);
   return s + "}";
 }

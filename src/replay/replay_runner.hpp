@@ -49,6 +49,17 @@ const char* statusName(ReplayStatus s) noexcept;
 // The status named by text (statusName's inverse); false when the text names none.
 bool parseStatus(std::string_view text, ReplayStatus& out) noexcept;
 
+// How a replay ran the trace's threads. threadModeName() gives the text used at the edges.
+enum class ThreadMode {
+  Unknown,    // "" (the replay did not start)
+  Lifecycle,  // "lifecycle": each recorded thread on its own OS thread, started and ended as recorded
+  Pool,       // "pool": a fixed pool, recorded thread t on replay thread t % N
+  Single,     // "single": one thread, the trace's total order
+};
+const char* threadModeName(ThreadMode m) noexcept;
+// The mode named by text (threadModeName's inverse); false when the text names none.
+bool parseThreadMode(std::string_view text, ThreadMode& out) noexcept;
+
 // What one replay measured.
 struct ReplayResult {
   std::string allocator;
@@ -58,7 +69,7 @@ struct ReplayResult {
   std::uint64_t events = 0;        // events replayed
   std::uint64_t objects = 0;       // objects created
   std::uint64_t threads = 0;       // replay threads (lifecycle: the most alive at once)
-  std::string threadMode;          // "lifecycle" (as recorded), "pool" (fixed pool), "single"
+  ThreadMode threadMode = ThreadMode::Unknown;
   std::uint64_t threadsStarted = 0;  // replay threads started (lifecycle: one per thread life)
   double wallSeconds = 0;          // replay loop only (not loading the trace)
   double cpuSeconds = 0;           // CPU time of the replay, all threads

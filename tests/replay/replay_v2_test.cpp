@@ -100,7 +100,7 @@ TEST(ReplayThreads, AllocatorTimeHoldsNoWaiting) {
   const ReplayResult r = replayMemory(t.data(), t.size(), o);
   ASSERT_EQ(r.status, ReplayStatus::Ok) << r.detail;
   EXPECT_EQ(r.threads, 2u);
-  EXPECT_EQ(r.threadMode, "pool");
+  EXPECT_EQ(r.threadMode, ThreadMode::Pool);
   EXPECT_GT(r.allocatorSeconds, 0.0);
   EXPECT_LT(r.allocatorSeconds, r.wallSeconds / 4)
       << "allocator " << r.allocatorSeconds << " s of wall " << r.wallSeconds << " s";
@@ -128,7 +128,7 @@ TEST(ReplayThreads, LifecycleStartsAndEndsThreadsAsRecorded) {
     o.windowEvents = windowEvents;
     const ReplayResult r = replayMemory(t.data(), t.size(), o);
     ASSERT_EQ(r.status, ReplayStatus::Ok) << r.detail;
-    EXPECT_EQ(r.threadMode, "lifecycle");
+    EXPECT_EQ(r.threadMode, ThreadMode::Lifecycle);
     EXPECT_LE(r.threads, 2u) << "window " << windowEvents;
     EXPECT_EQ(r.threadsStarted, 51u);
     EXPECT_EQ(r.events, 2 + 50 * 6u);
@@ -177,7 +177,7 @@ TEST(ReplayThreads, OverlappingLifecycleThreadsMatchSingleThreadReplay) {
   const ReplayResult s = replayMemory(t.data(), t.size(), o);
   ASSERT_EQ(r.status, ReplayStatus::Ok) << r.detail;
   ASSERT_EQ(s.status, ReplayStatus::Ok) << s.detail;
-  EXPECT_EQ(r.threadMode, "lifecycle");
+  EXPECT_EQ(r.threadMode, ThreadMode::Lifecycle);
   EXPECT_LE(r.threads, 13u);
   EXPECT_EQ(r.threadsStarted, next);
   EXPECT_EQ(r.verifyErrors, 0u);
@@ -200,13 +200,13 @@ TEST(ReplayThreads, EventAfterThreadEndRestartsAndForcedCountUsesThePool) {
   o.verify = true;
   ReplayResult r = replayMemory(t.data(), t.size(), o);
   ASSERT_EQ(r.status, ReplayStatus::Ok) << r.detail;
-  EXPECT_EQ(r.threadMode, "lifecycle");
+  EXPECT_EQ(r.threadMode, ThreadMode::Lifecycle);
   EXPECT_EQ(r.threadsStarted, 2u);
   EXPECT_EQ(r.threads, 1u);
   o.threads = 2;
   r = replayMemory(t.data(), t.size(), o);
   ASSERT_EQ(r.status, ReplayStatus::Ok) << r.detail;
-  EXPECT_EQ(r.threadMode, "pool");
+  EXPECT_EQ(r.threadMode, ThreadMode::Pool);
   EXPECT_EQ(r.threads, 2u);
 }
 
@@ -221,7 +221,7 @@ TEST(ReplayThreads, TooManyLiveThreadsFallBackToThePool) {
   const Bytes t = b.finish();
   const ReplayResult r = replayMemory(t.data(), t.size(), EngineOptions{});
   ASSERT_EQ(r.status, ReplayStatus::Ok) << r.detail;
-  EXPECT_EQ(r.threadMode, "pool");
+  EXPECT_EQ(r.threadMode, ThreadMode::Pool);
   EXPECT_EQ(r.threads, kMaxReplayThreads);
   EXPECT_NE(r.detail.find("threads alive at once"), std::string::npos) << r.detail;
 }
@@ -239,7 +239,7 @@ TEST(ReplayThreads, VersionOneTracesReplayOnThePool) {
   o.verify = true;
   const ReplayResult r = replayMemory(v1.data(), v1.size(), o);
   ASSERT_EQ(r.status, ReplayStatus::Ok) << r.detail;
-  EXPECT_EQ(r.threadMode, "pool");
+  EXPECT_EQ(r.threadMode, ThreadMode::Pool);
   EXPECT_EQ(r.threads, 4u);
   EXPECT_EQ(r.events, 8u);
   EXPECT_EQ(r.peakLiveBytes, 406u);
@@ -294,20 +294,20 @@ TEST(ReplayThreads, HugeThreadIndexesUseThePool) {
   const Bytes t = b.finish();
   const ReplayResult r = replayMemory(t.data(), t.size(), EngineOptions{});
   ASSERT_EQ(r.status, ReplayStatus::Ok) << r.detail;
-  EXPECT_EQ(r.threadMode, "pool");
+  EXPECT_EQ(r.threadMode, ThreadMode::Pool);
   EXPECT_NE(r.detail.find("thread indexes"), std::string::npos) << r.detail;
 }
 
 TEST(ReplayResultFile, NewFieldsRoundTrip) {
   ReplayResult r;
   r.status = ReplayStatus::Ok;
-  r.threadMode = "lifecycle";
+  r.threadMode = ThreadMode::Lifecycle;
   r.threadsStarted = 51;
   r.allocatorSeconds = 0.125;
   r.startupHeapBytes = 3u << 20;
   ReplayResult back;
   ASSERT_TRUE(fromKeyValues(toKeyValues(r), back));
-  EXPECT_EQ(back.threadMode, "lifecycle");
+  EXPECT_EQ(back.threadMode, ThreadMode::Lifecycle);
   EXPECT_EQ(back.threadsStarted, 51u);
   EXPECT_EQ(back.allocatorSeconds, 0.125);
   EXPECT_EQ(back.startupHeapBytes, 3u << 20);
