@@ -120,8 +120,23 @@ std::string figureText(const ReplayResult& r, const Figure& f) {
 }  // namespace
 
 namespace {
+
+// The edge texts of the enums, in enumerator order.
 constexpr const char* kStatusNames[] = {"ok",          "heap-limit", "out-of-memory", "crashed",
                                         "unavailable", "error",      "trace-error"};
+constexpr const char* kThreadModeNames[] = {"", "lifecycle", "pool", "single"};
+
+// The enumerator whose text is `text`, from a table in enumerator order.
+template <class Enum, std::size_t N>
+bool parseName(std::string_view text, const char* const (&names)[N], Enum& out) noexcept {
+  for (std::size_t i = 0; i < N; ++i)
+    if (text == names[i]) {
+      out = static_cast<Enum>(i);
+      return true;
+    }
+  return false;
+}
+
 }  // namespace
 
 const char* statusName(ReplayStatus s) noexcept {
@@ -129,30 +144,17 @@ const char* statusName(ReplayStatus s) noexcept {
   return i < std::size(kStatusNames) ? kStatusNames[i] : "error";
 }
 
-namespace {
-constexpr const char* kThreadModeNames[] = {"", "lifecycle", "pool", "single"};
-}  // namespace
+bool parseStatus(std::string_view text, ReplayStatus& out) noexcept {
+  return parseName(text, kStatusNames, out);
+}
 
 const char* threadModeName(ThreadMode m) noexcept {
-  return kThreadModeNames[static_cast<std::size_t>(m)];
+  const auto i = static_cast<std::size_t>(m);
+  return i < std::size(kThreadModeNames) ? kThreadModeNames[i] : "";
 }
 
 bool parseThreadMode(std::string_view text, ThreadMode& out) noexcept {
-  for (std::size_t i = 0; i < std::size(kThreadModeNames); ++i)
-    if (text == kThreadModeNames[i]) {
-      out = static_cast<ThreadMode>(i);
-      return true;
-    }
-  return false;
-}
-
-bool parseStatus(std::string_view text, ReplayStatus& out) noexcept {
-  for (std::size_t i = 0; i < std::size(kStatusNames); ++i)
-    if (text == kStatusNames[i]) {
-      out = static_cast<ReplayStatus>(i);
-      return true;
-    }
-  return false;
+  return parseName(text, kThreadModeNames, out);
 }
 
 std::string toKeyValues(const ReplayResult& r) {
