@@ -1587,6 +1587,7 @@ void afterForkChild() {
     r->cachedTail = 0;
     r->inUse = r == tRing;
   }
+  gParkedCount = 0;  // releases the parent merged are the parent's trace's business
   if (gState.load(std::memory_order_acquire) != kOn) return;
   Guard g;
   ::close(gFd);
