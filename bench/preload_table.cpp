@@ -37,6 +37,7 @@
 #include "allocator_registry.hpp"
 #include "measure.hpp"
 #include "preload_run.hpp"
+#include "proc.hpp"
 #include "table_options.hpp"
 
 
@@ -119,12 +120,8 @@ double geomean(const std::vector<double>& v) {
 
 // The directory holding this program (preload_workload is beside it).
 std::string programDirectory() {
-  char buf[4096];
-  const ssize_t len = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (len <= 0) return ".";
-  buf[len] = '\0';
-  std::string p = buf;
-  return p.substr(0, p.rfind('/'));
+  const std::string dir = strata::support::selfDirectory();
+  return dir.empty() ? "." : dir;
 }
 
 const strata::bench::TableProgram kProgram{

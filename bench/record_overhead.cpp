@@ -28,6 +28,7 @@
 
 #include "measure.hpp"
 #include "preload_run.hpp"
+#include "proc.hpp"
 #include "strata/trace/reader.hpp"
 #include "table_options.hpp"
 
@@ -48,12 +49,8 @@ struct Sample {
 
 // The directory holding this program.
 std::string programDirectory() {
-  char buf[4096];
-  const ssize_t len = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (len <= 0) return ".";
-  buf[len] = '\0';
-  std::string p = buf;
-  return p.substr(0, p.rfind('/'));
+  const std::string dir = strata::support::selfDirectory();
+  return dir.empty() ? "." : dir;
 }
 
 // Reads a trace back: its event count and size. False (with why) when it does not read.

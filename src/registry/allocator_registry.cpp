@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "proc.hpp"
+
 namespace strata::registry {
 namespace {
 
@@ -50,15 +52,6 @@ void addDir(std::vector<std::string>& dirs, const fs::path& dir) {
   for (const std::string& d : dirs)
     if (d == s) return;
   dirs.push_back(s);
-}
-
-// The directory holding the running executable (from /proc/self/exe), or empty.
-fs::path executableDirectory() {
-  char buf[PATH_MAX];
-  const ssize_t len = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (len <= 0) return {};
-  buf[len] = '\0';
-  return fs::path(buf).parent_path();
 }
 
 }  // namespace
@@ -108,7 +101,7 @@ SearchDirs defaultSearchDirs() {
     dirs.strata = env;
     return dirs;
   }
-  const fs::path exe = executableDirectory();
+  const fs::path exe = support::selfDirectory();
   if (exe.empty()) return dirs;
   dirs.strata = (exe.parent_path() / "lib").lexically_normal().string();
 #ifdef STRATA_INSTALL_LIBDIR

@@ -24,6 +24,7 @@
 #include "result_file.hpp"
 #include "strata/trace/reader.hpp"
 #include "json.hpp"
+#include "proc.hpp"
 #include "process.hpp"
 
 
@@ -42,20 +43,11 @@ std::string number(double v) {
 }
 
 
-// The directory of the running executable (from /proc/self/exe), or empty.
-std::string executableDirectory() {
-  char buf[PATH_MAX];
-  const ssize_t len = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (len <= 0) return {};
-  buf[len] = '\0';
-  return std::filesystem::path(buf).parent_path().string();
-}
-
 // Where strata-replayer is: $STRATA_REPLAYER, else beside the running executable.
 std::string replayerPath() {
   const char* env = std::getenv("STRATA_REPLAYER");
   if (env != nullptr && env[0] != '\0') return env;
-  return (std::filesystem::path(executableDirectory()) / "strata-replayer").string();
+  return (std::filesystem::path(support::selfDirectory()) / "strata-replayer").string();
 }
 
 // Checks that the trace opens and that its header and first chunk read; throws

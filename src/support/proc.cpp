@@ -124,6 +124,12 @@ bool resetPeakRss() noexcept {
 
 std::string selfExe() { return readLink("/proc/self/exe"); }
 
+std::string selfDirectory() {
+  const std::string exe = selfExe();
+  const std::size_t slash = exe.rfind('/');
+  return slash == std::string::npos ? std::string() : exe.substr(0, slash);
+}
+
 std::string procExe(int pid) { return readLink(procDir(pid) + "/exe"); }
 
 std::optional<std::uint64_t> procStatusBytes(std::string_view field, int pid) {

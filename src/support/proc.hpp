@@ -10,6 +10,10 @@ namespace strata::support {
 // The running executable's path (/proc/self/exe); empty when it cannot be read.
 std::string selfExe();
 
+// The directory holding the running executable (where strata-replayer, strata-exec and the
+// benchmarks' helper programs are built and installed beside it); empty when unknown.
+std::string selfDirectory();
+
 // A size field of /proc/<pid>/status ("VmHWM", "VmRSS") in bytes; pid 0 is this process.
 std::optional<std::uint64_t> procStatusBytes(std::string_view field, int pid = 0);
 

@@ -1,5 +1,6 @@
 // Running a child process and measuring it (process.hpp).
 #include "process.hpp"
+#include "proc.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -155,11 +156,9 @@ std::string measuringLauncher() {
   if (env != nullptr && env[0] != '\0') {
     path = env;
   } else {
-    char buf[4096];
-    const ssize_t len = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
-    if (len <= 0) return {};
-    std::string self(buf, static_cast<std::size_t>(len));
-    path = self.substr(0, self.rfind('/') + 1) + "strata-exec";
+    const std::string dir = selfDirectory();
+    if (dir.empty()) return {};
+    path = dir + "/strata-exec";
   }
   return ::access(path.c_str(), X_OK) == 0 ? path : std::string();
 }
