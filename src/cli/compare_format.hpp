@@ -1,5 +1,5 @@
 // Formatting helpers shared by compare's report files (compare_report.cpp and
-// compare_command_report.cpp): printf into a string, figures with as many decimals as they
+// compare_command_report.cpp) and `strata stats`'s table: printf into a string, figures with as many decimals as they
 // need, padding, and JSON numbers and arrays.
 #pragma once
 #include <algorithm>

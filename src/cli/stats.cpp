@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "command.hpp"
+#include "compare_format.hpp"
 #include "options.hpp"
 #include "trace_stats.hpp"
 
@@ -41,16 +42,7 @@ constexpr std::string_view kHelp =
 // A wrong invocation: the reason and the usage (command.hpp); exit status 2.
 int usageError(const std::string& why) { return cli::usageError("stats", kHelp, why); }
 
-// "1,234,567": thousands separated, for the table.
-std::string grouped(std::uint64_t v) {
-  const std::string digits = std::to_string(v);
-  std::string s;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i != 0 && (digits.size() - i) % 3 == 0) s += ',';
-    s += digits[i];
-  }
-  return s;
-}
+using reportfmt::grouped;  // "1,234,567", as compare prints counts
 
 // "48.0 MiB": a byte count in binary units, with the exact figure for small ones.
 std::string bytes(std::uint64_t v) {
