@@ -29,6 +29,8 @@
 using namespace strata;
 
 namespace {
+constexpr auto kPurgeDelayMs = StrataTunables{}.purgeDelayMs;
+constexpr auto kMaxDelayedBytes = StrataTunables{}.maxDelayedBytes;
 
 // Resident set size of this process, from /proc/self/statm.
 std::size_t rssBytes() {
@@ -67,7 +69,7 @@ TEST(StrataHeap, SixteenByteAlignmentAndUsableSizeForEverySize) {
     ASSERT_GE(usable, n);
     if (n > 16 && n <= StrataHeap::MaxSmall) {
       ASSERT_LE(usable, n + n / 8 + 16) << "class too coarse for " << n;
-    } else if (n > StrataHeap::MaxSmall && n <= StrataHeap::MaxLarge) {
+    } else if (n > StrataHeap::MaxSmall && n <= StrataHeap::MaxSize) {
       ASSERT_LT(usable, n + StrataHeap::SlotSize) << "large blocks are whole slots";
     }
     std::memset(p, 0xab, usable);
@@ -324,10 +326,10 @@ TEST(StrataHeap, EmptyPagesAreReleasedOnceTheDelayHasPassed) {
   const auto start = std::chrono::steady_clock::now();
   for (void* p : live) h->free(p);
   const std::size_t afterFree = h->stats().bytesFromSystem;
-  if (msSince(start) < static_cast<long long>(StrataHeap::PurgeDelayMs) / 2) {
+  if (msSince(start) < static_cast<long long>(kPurgeDelayMs) / 2) {
     EXPECT_EQ(afterFree, full) << "nothing goes back before the delay has passed";
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(StrataHeap::PurgeDelayMs + 50));
+  std::this_thread::sleep_for(std::chrono::milliseconds(kPurgeDelayMs + 50));
   EXPECT_GE(h->stats().bytesFromSystem, afterFree) << "no background thread gives memory back";
   // A large block: its class has no current page, so this malloc takes the refill path.
   void* big = h->malloc(256 << 10);
@@ -370,7 +372,7 @@ TEST(StrataHeap, MemoryReusedWithinTheDelayIsNotRecommitted) {
     lowest = std::min(lowest, h->stats().bytesFromSystem);
   }
   const long faults = minorFaults() - faults0;
-  if (msSince(start) >= static_cast<long long>(StrataHeap::PurgeDelayMs))
+  if (msSince(start) >= static_cast<long long>(kPurgeDelayMs))
     GTEST_SKIP() << "too slow to stay within the purge delay here";
   EXPECT_EQ(lowest, full) << "committed bytes dropped within the delay";
   EXPECT_LE(h->stats().bytesFromSystem, full) << "reuse committed new memory";
@@ -382,13 +384,13 @@ TEST(StrataHeap, MemoryReusedWithinTheDelayIsNotRecommitted) {
 TEST(StrataHeap, FreeingMoreThanTheCapPurgesAtOnce) {
   auto h = std::make_unique<StrataHeap>();
   constexpr std::size_t kBlock = std::size_t{1} << 20;  // large class: whole slots, untouched
-  const std::size_t count = StrataHeap::MaxDelayedBytes / kBlock + 64;
+  const std::size_t count = kMaxDelayedBytes / kBlock + 64;
   std::vector<void*> live;
   for (std::size_t i = 0; i < count; ++i) live.push_back(h->malloc(kBlock));
   const std::size_t full = h->stats().bytesFromSystem;
-  ASSERT_GT(full, StrataHeap::MaxDelayedBytes);
+  ASSERT_GT(full, kMaxDelayedBytes);
   for (void* p : live) h->free(p);
-  EXPECT_LT(h->stats().bytesFromSystem, full - StrataHeap::MaxDelayedBytes / 2)
+  EXPECT_LT(h->stats().bytesFromSystem, full - kMaxDelayedBytes / 2)
       << "full " << full;
 }
 

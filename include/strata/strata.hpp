@@ -55,7 +55,15 @@
 #include "strata/utility/unique_heap.hpp"
 
 #include "strata/threads/pho_thread_heap.hpp"
-#include "strata/threads/owner_thread_heap.hpp"
+#include "strata/threads/accounted_segments.hpp"
+#include "strata/threads/delayed_purge.hpp"
+#include "strata/threads/heap_registry.hpp"
+#include "strata/threads/huge_object_heap.hpp"
+#include "strata/threads/page_queues.hpp"
+#include "strata/threads/segment_cache.hpp"
+#include "strata/threads/segment_slots.hpp"
+#include "strata/threads/strata_tunables.hpp"
+#include "strata/threads/thread_bound_heap.hpp"
 #include "strata/threads/thread_heap.hpp"
 
 #include "strata/special/obstack_heap.hpp"

@@ -11,8 +11,8 @@
 // Costs: pop and pushLocal are two loads/stores and a counter update; pushRemote is one CAS
 // loop (retries only under contention on the same page); collect is one exchange plus a walk
 // of the collected list (to count it). The page is a plain struct that lives in its owner's
-// metadata (OwnerThreadHeap keeps the descriptors in the segment header); the queue links
-// and the full flag are the owner's, kept here so a page is one cache-friendly record.
+// metadata (StrataHeap keeps the descriptors in the segment header, extended with the queue
+// links of threads/page_queues.hpp).
 #pragma once
 #include <atomic>
 #include <cstddef>
@@ -33,19 +33,13 @@ struct SizeClassPage {
   std::uint32_t reserved = 0;     // blocks that fit in the page
   std::uint32_t blockSize = 0;    // bytes per block, a multiple of 16
   std::uint16_t sizeClass = 0;
-  std::uint8_t slots = 0;         // OwnerThreadHeap: how many segment slots the page spans
-  bool inUse = false;             // OwnerThreadHeap: the page holds a size class
   bool hasAligned = false;        // memalign handed out an interior pointer of some block
-  bool inFullList = false;        // OwnerThreadHeap: parked in the owner's full list
   std::byte* start = nullptr;     // the first block
-  SizeClassPage* next = nullptr;  // owner's queue links
-  SizeClassPage* prev = nullptr;
 
   // ---- Shared with other threads.
   // The thread-free list's head, with the page's park state in its low two bits (blocks are
   // 16-byte aligned): one CAS both pushes a block and tells whether the page was parked.
   std::atomic<std::uintptr_t> threadFree{0};
-  SizeClassPage* reclaimNext = nullptr;  // link in the owner's reclaim stack (while claimed)
 
   // Park states. Normal: in the owner's queue. Parked: the owner found the page full and
   // took it out of the queue. Claimed: a thread freed into the parked page and is handing it
@@ -61,13 +55,9 @@ struct SizeClassPage {
     reserved = static_cast<std::uint32_t>(bytes / size);
     blockSize = size;
     sizeClass = cls;
-    inUse = true;
     hasAligned = false;
-    inFullList = false;
     start = area;
-    next = prev = nullptr;
     threadFree.store(0, std::memory_order_relaxed);
-    reclaimNext = nullptr;
   }
 
   // Pops a block from the owner's list, or nullptr when it is empty. Cost: two loads, a
@@ -108,7 +98,7 @@ struct SizeClassPage {
 
   // Any other thread gives a block back: one CAS onto the thread-free list. Returns true
   // when the page was parked: this thread has then claimed it and must hand it to the owner
-  // (OwnerThreadHeap pushes it onto the owner's reclaim stack).
+  // (PageQueues pushes it onto the owner's reclaim stack).
   bool pushRemote(void* p) noexcept {
     auto* b = static_cast<Block*>(p);
     std::uintptr_t old = threadFree.load(std::memory_order_relaxed);

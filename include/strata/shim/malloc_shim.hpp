@@ -11,6 +11,8 @@
 //   void* memalign(size_t align, size_t n)   native aligned allocation (any power of two up
 //                                            to 1 GiB), the result freed by free;
 //   void* reallocInPlace(void* p, size_t n)  p resized where it is, or nullptr, p untouched;
+//   void* mallocZeroed(size_t n)             n bytes that read as zero (calloc), for a heap
+//                                            that knows which of its memory is still zero;
 //   int trim(size_t pad)                     malloc_trim: 1 if memory went back, else 0;
 //   void prepareFork() / parentAfterFork() / childAfterFork()   registered with
 //                                            pthread_atfork once the heap is built;
@@ -126,12 +128,18 @@ class MallocShim {
     heap().free(block);
   }
 
-  // malloc plus a memset of the n*m bytes asked for. Over a heap without memalign (so with
+  // H's mallocZeroed when it has one (it knows which memory is still zero); else malloc
+  // plus a memset of the n*m bytes asked for. Over a heap without memalign (so with
   // the shared header word), an object whose header has kFlagMmapped is a fresh mapping
   // (MmapHeap never recycles one), already zero: its pages are not touched.
   static void* calloc(std::size_t n, std::size_t m) noexcept {
     std::size_t total;
     if (!detail::checked_mul(n, m, total)) return outOfMemory();
+    if constexpr (requires(H& h) { { h.mallocZeroed(total) } -> std::same_as<void*>; }) {
+      if (total > PTRDIFF_MAX) return outOfMemory();
+      void* z = heap().mallocZeroed(total == 0 ? 1 : total);
+      return z != nullptr ? z : outOfMemory();
+    }
     void* p = malloc(total);
     if (p == nullptr) return nullptr;
     if constexpr (!kNativeMemalign) {

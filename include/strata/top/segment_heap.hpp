@@ -12,7 +12,7 @@
 // cache (decommitted with MADV_DONTNEED, still mapped) so that a program whose footprint
 // swings does not pay three system calls per segment; trim() unmaps the cache. Chunks stay
 // registered in the map while cached (their user data is gone, so users must mark a chunk as
-// free before giving it back, see OwnerThreadHeap). Thread-safe: the map is updated with
+// free before giving it back, see SegmentSlots). Thread-safe: the map is updated with
 // atomics, the cache is behind a spin lock. Addresses at or above 2^48 are never handed
 // out (an mmap there is returned and the request fails).
 #pragma once

@@ -1,4 +1,4 @@
-// OwnerThreadHeap's ownership rules, checked thread by thread with Runner: a block freed by
+// ThreadBoundHeap over PageQueues: the ownership rules, checked thread by thread with Runner: a block freed by
 // another thread goes back to its owner's page, a parked (full) page comes back through
 // the reclaim stack, an exiting thread's heap is adopted by the next thread, and a
 // producer/consumer pair stays within a small factor of its live set.
@@ -16,17 +16,17 @@
 #include <vector>
 
 #include "strata/combining/fine_size_classes.hpp"
-#include "strata/threads/owner_thread_heap.hpp"
+#include "strata/general/strata_heap.hpp"
 #include "strata/top/segment_heap.hpp"
 #include "support/differential.hpp"
 #include "support/thread_stress.hpp"
 
 using namespace strata;
 
-using Owner = OwnerThreadHeap<SegmentHeap<>>;
+using Owner = StrataHeap;
 // Coarse classes, a small largest class (most Mixed sizes take the huge path), 2 MiB
 // segments of 32 KiB slots.
-using SmallClasses = OwnerThreadHeap<SegmentHeap<21>, FineSizeClasses<2, 4096>, 15>;
+using SmallClasses = StrataHeapOf<SegmentHeap<21>, FineSizeClasses<2, 4096>, 15>;
 static_assert(SizedHeap<Owner> && Owner::Alignment == 16);
 
 namespace {
@@ -35,7 +35,7 @@ std::uintptr_t segmentOf(void* p) {
 }
 }  // namespace
 
-TEST(OwnerThreadHeap, RemoteFreeGoesBackToTheOwner) {
+TEST(ThreadBoundHeap, RemoteFreeGoesBackToTheOwner) {
   auto h = std::make_unique<Owner>();
   test::Runner a;
   void* p = nullptr;
@@ -57,7 +57,7 @@ TEST(OwnerThreadHeap, RemoteFreeGoesBackToTheOwner) {
   EXPECT_TRUE(back) << "the owner never got its block back";
 }
 
-TEST(OwnerThreadHeap, ParkedPageComesBackThroughTheReclaimStack) {
+TEST(ThreadBoundHeap, ParkedPageComesBackThroughTheReclaimStack) {
   auto h = std::make_unique<Owner>();
   test::Runner a;
   std::vector<void*> first;
@@ -81,7 +81,7 @@ TEST(OwnerThreadHeap, ParkedPageComesBackThroughTheReclaimStack) {
   for (std::size_t i = 1; i < first.size(); ++i) h->free(first[i]);
 }
 
-TEST(OwnerThreadHeap, AnExitedThreadsHeapIsAdopted) {
+TEST(ThreadBoundHeap, AnExitedThreadsHeapIsAdopted) {
   auto h = std::make_unique<Owner>();
   void* kept = nullptr;
   std::thread([&] {
@@ -95,7 +95,7 @@ TEST(OwnerThreadHeap, AnExitedThreadsHeapIsAdopted) {
   h->free(kept);
 }
 
-TEST(OwnerThreadHeap, ProducerConsumerQueueStaysBounded) {
+TEST(ThreadBoundHeap, ProducerConsumerQueueStaysBounded) {
   auto h = std::make_unique<Owner>();
   std::mutex m;
   std::deque<std::pair<void*, std::size_t>> q;
@@ -146,11 +146,11 @@ TEST(OwnerThreadHeap, ProducerConsumerQueueStaysBounded) {
       << "peak live " << peakLive.load();
 }
 
-TEST(OwnerThreadHeap, CrossThreadStressWithSmallClasses) {
+TEST(ThreadBoundHeap, CrossThreadStressWithSmallClasses) {
   auto h = std::make_unique<SmallClasses>();
   test::crossThreadStress(*h, 4, 400'000, 9);
 }
 
-TEST(OwnerThreadHeap, DifferentialWithSmallClasses) {
+TEST(ThreadBoundHeap, DifferentialWithSmallClasses) {
   test::expectEverythingReturned<SmallClasses>({.seed = 21, .ops = 300'000, .maxLive = 2000});
 }

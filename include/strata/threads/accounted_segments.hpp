@@ -1,0 +1,112 @@
+// AccountedSegments: the operating-system side of StrataHeap, over a segment heap. It gives
+// the chunk calls names of their own (allocSegment, allocChunk, freeChunk, chunkOf) so the
+// layers above keep malloc and free for objects, and it is where every system call of the
+// composition goes: segments and huge chunks from Super, madvise to decommit, small mappings
+// for per-thread records. It keeps the books through MemoryAccount: bytes committed (and
+// their peak) and bytes handed out in blocks, the figures mallinfo2 reports.
+//
+// It also carries the run-time policy (StrataTunables) every layer above reads on its slow
+// paths.
+#pragma once
+#include <sys/mman.h>
+#include <time.h>
+
+#include <atomic>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+
+#include "strata/threads/strata_tunables.hpp"
+#include "strata/top/memory_account.hpp"
+
+namespace strata {
+
+// What AccountedSegments needs of its parent: aligned chunks with a segment map (SegmentHeap).
+template <class S>
+concept SegmentProvider = requires(S& s, const S& cs, std::size_t n, void* p) {
+  { cs.chunkOf(p) } -> std::same_as<void*>;
+  { s.malloc(n) } -> std::same_as<void*>;
+  { s.mallocAligned(n, n, n) } -> std::same_as<void*>;
+  { s.free(p) } -> std::same_as<void>;
+  { S::getSize(p) } -> std::same_as<std::size_t>;
+  { s.trim() } -> std::same_as<std::size_t>;
+  s.lockAll();
+  s.unlockAll();
+  { S::SegmentSize } -> std::convertible_to<std::size_t>;
+  { S::HeaderBytes } -> std::convertible_to<std::size_t>;
+};
+
+// Figures for mallinfo2 / malloc_stats.
+struct StrataHeapStats {
+  std::size_t bytesFromSystem;      // committed: segment headers, slots in use or not yet
+                                    // decommitted, huge chunks
+  std::size_t bytesInUse;           // bytes of blocks carved in live pages plus huge objects
+                                    // (an upper bound on live bytes)
+  std::size_t peakBytesFromSystem;  // the high-water mark of bytesFromSystem
+};
+
+// How decommitted memory goes back: Lazy (MADV_FREE: the kernel takes the pages when it needs
+// them, cheap to reuse) or Now (MADV_DONTNEED: resident size drops at once, reads as zero).
+enum class Decommit { Lazy, Now };
+
+template <SegmentProvider Super>
+class AccountedSegments : public Super {
+ public:
+  static constexpr std::size_t SegmentSize = Super::SegmentSize;
+  static constexpr std::size_t ChunkHeaderBytes = Super::HeaderBytes;
+
+  explicit AccountedSegments(const StrataTunables& t = {}) noexcept : tunables_(t) {}
+
+  const StrataTunables& tunables() const noexcept { return tunables_; }
+
+  // One segment (SegmentSize-aligned, reads as zero beyond its first OS page), or nullptr.
+  void* allocSegment() noexcept { return Super::malloc(SegmentSize); }
+  // A chunk of at least n bytes as SegmentHeap::mallocAligned gives it, or nullptr.
+  void* allocChunk(std::size_t n, std::size_t align, std::size_t offset) noexcept {
+    return Super::mallocAligned(n, align, offset);
+  }
+  void freeChunk(void* chunk) noexcept { Super::free(chunk); }
+  static std::size_t chunkSize(void* chunk) noexcept { return Super::getSize(chunk); }
+  using Super::chunkOf;
+  // Unmaps Super's cached segments; the bytes that went back.
+  std::size_t trimChunks() noexcept { return Super::trim(); }
+
+  // Gives [p, p + n) back to the system and counts it as no longer committed.
+  void decommit(void* p, std::size_t n, Decommit how) noexcept {
+    ::madvise(p, n, how == Decommit::Now ? MADV_DONTNEED : MADV_FREE);
+    uncommit(n);
+  }
+
+  // Page-aligned zeroed memory for metadata (per-thread records), or nullptr.
+  static void* mapRecord(std::size_t n) noexcept {
+    void* m = ::mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return m == MAP_FAILED ? nullptr : m;
+  }
+  static void unmapRecord(void* p, std::size_t n) noexcept { ::munmap(p, n); }
+
+  // The books: committed bytes (with their peak) and bytes handed out in blocks.
+  void commit(std::size_t n) noexcept { committed_.charge(n); }
+  void uncommit(std::size_t n) noexcept { committed_.refund(n); }
+  void addInUse(std::size_t n) noexcept { inUse_.fetch_add(n, std::memory_order_relaxed); }
+  void subInUse(std::size_t n) noexcept { inUse_.fetch_sub(n, std::memory_order_relaxed); }
+  std::size_t committed() const noexcept { return committed_.held(); }
+
+  // Milliseconds of CLOCK_MONOTONIC_COARSE: a vDSO read of the last tick, no system call.
+  static std::uint64_t nowMs() noexcept {
+    timespec ts;
+    ::clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    return static_cast<std::uint64_t>(ts.tv_sec) * 1000 +
+           static_cast<std::uint64_t>(ts.tv_nsec) / 1'000'000;
+  }
+
+  StrataHeapStats stats() const noexcept {
+    return {committed_.held(), inUse_.load(std::memory_order_relaxed), committed_.peak()};
+  }
+
+ private:
+  StrataTunables tunables_;
+  MemoryAccount committed_;
+  std::atomic<std::size_t> inUse_{0};
+};
+
+}  // namespace strata
