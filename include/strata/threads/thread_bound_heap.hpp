@@ -30,6 +30,7 @@
 #include "strata/detail/align.hpp"
 #include "strata/detail/spin_lock.hpp"
 #include "strata/threads/heap_registry.hpp"
+#include "strata/threads/strata_tunables.hpp"
 
 namespace strata {
 
@@ -51,8 +52,22 @@ concept ThreadLocalHeap = std::constructible_from<L, Source&> &&
   { L::MaxSize } -> std::convertible_to<std::size_t>;
 };
 
+// What ThreadBoundHeap needs of the process-wide source: records for per-thread heaps, the
+// clock and tunables, the shared segment cache's purge, and its locks for fork.
+template <class S>
+concept BindingSource = requires(S& s, const S& cs, void* p, std::size_t n, std::uint64_t t) {
+  { S::mapRecord(n) } -> std::same_as<void*>;
+  S::unmapRecord(p, n);
+  { S::nowMs() } -> std::same_as<std::uint64_t>;
+  { cs.tunables() } -> std::same_as<const StrataTunables&>;
+  { cs.cacheDue() } -> std::same_as<std::uint64_t>;
+  s.purgeCache(t, true);
+  s.lockAll();
+  s.unlockAll();
+};
+
 template <class Local, class Super>
-  requires ThreadLocalHeap<Local, Super>
+  requires BindingSource<Super> && ThreadLocalHeap<Local, Super>
 class ThreadBoundHeap : public Super {
   struct Bound;
 
