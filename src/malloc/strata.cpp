@@ -1,5 +1,16 @@
-// libstrata.so: malloc over strata::StrataHeap (strata/general/strata_heap.hpp).
+// libstrata.so: malloc over strata::StrataHeap (strata/general/strata_heap.hpp), with its
+// run-time policy read from the STRATA_* environment variables when the heap is built (the
+// first allocation of the process; README: "Tuning libstrata.so").
 #include "strata/general/strata_heap.hpp"
 #include "strata/shim/malloc_shim.hpp"
-using StrataShim = strata::MallocShim<strata::StrataHeap>;
+#include "strata/threads/strata_tunables.hpp"
+
+namespace {
+class EnvironmentStrataHeap : public strata::StrataHeap {
+ public:
+  EnvironmentStrataHeap() noexcept : StrataHeap(strata::tunablesFromEnvironment()) {}
+};
+}  // namespace
+
+using StrataShim = strata::MallocShim<EnvironmentStrataHeap>;
 STRATA_DEFINE_MALLOC(StrataShim);

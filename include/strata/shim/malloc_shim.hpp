@@ -71,6 +71,7 @@
 
 #include "strata/detail/align.hpp"
 #include "strata/detail/header.hpp"
+#include "strata/shim/cxx_runtime.hpp"
 
 namespace strata {
 
@@ -285,8 +286,8 @@ class MallocShim {
   static void* operatorNew(std::size_t n) {
     for (;;) {
       if (void* p = malloc(n)) [[likely]] return p;
-      std::new_handler handler = std::get_new_handler();
-      if (handler == nullptr) throw std::bad_alloc();
+      std::new_handler handler = detail::currentNewHandler();
+      if (handler == nullptr) detail::throwBadAlloc();
       handler();
     }
   }
@@ -296,28 +297,49 @@ class MallocShim {
     const auto a = static_cast<std::size_t>(align);
     for (;;) {
       if (void* p = a <= kMinAlign ? malloc(n) : memalign(a, n)) [[likely]] return p;
-      std::new_handler handler = std::get_new_handler();
-      if (handler == nullptr) throw std::bad_alloc();
+      std::new_handler handler = detail::currentNewHandler();
+      if (handler == nullptr) detail::throwBadAlloc();
       handler();
     }
   }
 
   // The nothrow forms call the throwing ones, as the standard specifies (so a new_handler
-  // still runs), and turn the exception into nullptr.
+  // still runs), and turn the exception into nullptr. Built without exceptions (the malloc
+  // libraries), they run the same loop and return nullptr where it would throw; a
+  // new_handler that throws then throws through them.
   static void* operatorNewNothrow(std::size_t n) noexcept {
+#if __cpp_exceptions
     try {
       return operatorNew(n);
     } catch (...) {
       return nullptr;
     }
+#else
+    for (;;) {
+      if (void* p = malloc(n)) [[likely]] return p;
+      std::new_handler handler = detail::currentNewHandler();
+      if (handler == nullptr) return nullptr;
+      handler();
+    }
+#endif
   }
 
   static void* operatorNewNothrow(std::size_t n, std::align_val_t align) noexcept {
+#if __cpp_exceptions
     try {
       return operatorNew(n, align);
     } catch (...) {
       return nullptr;
     }
+#else
+    const auto a = static_cast<std::size_t>(align);
+    for (;;) {
+      if (void* p = a <= kMinAlign ? malloc(n) : memalign(a, n)) [[likely]] return p;
+      std::new_handler handler = detail::currentNewHandler();
+      if (handler == nullptr) return nullptr;
+      handler();
+    }
+#endif
   }
 
   // ---- pthread_atfork handlers (registered only when H has all three members): H is held

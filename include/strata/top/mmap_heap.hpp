@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstddef>
 
@@ -17,8 +18,15 @@
 namespace strata {
 
 namespace detail {
+// The OS page size, asked once (a plain atomic rather than a guarded static, so the malloc
+// libraries need no C++ runtime).
 inline std::size_t page_size() noexcept {
-  static const std::size_t size = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+  static constinit std::atomic<std::size_t> cached{0};
+  std::size_t size = cached.load(std::memory_order_relaxed);
+  if (size == 0) {
+    size = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+    cached.store(size, std::memory_order_relaxed);
+  }
   return size;
 }
 }  // namespace detail
