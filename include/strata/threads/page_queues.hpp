@@ -37,6 +37,7 @@ struct QueuedPage : SizeClassPage {
   QueuedPage* reclaimNext = nullptr;  // link in the owner's reclaim stack (while claimed)
   bool inFullList = false;            // parked in the owner's full list
   bool zeroTail = false;              // blocks not carved yet read as zero
+  bool pinned = false;                // the current page of a small class: kept when empty
 };
 
 // What PageQueues needs of its parent: runs of slots as QueuedPages and their release.
@@ -78,9 +79,11 @@ class PageQueues : public Super {
   void* pop(unsigned c) noexcept { return current_[c]->pop(); }
 
   // Fast path: the owner gives block b of page back; true when the slow path must follow
-  // (the page emptied or was parked): freeLocalSlow under the owner's lock.
+  // (a page other than a small class's current one emptied, or the page was parked):
+  // freeLocalSlow under the owner's lock. A current page that empties stays (as the last
+  // page of a class would), so malloc/free pairs never leave the fast path.
   static bool pushLocal(Page* page, void* b) noexcept {
-    return page->pushLocal(b) == 0 || page->inFullList;
+    return (page->pushLocal(b) == 0 && !page->pinned) || page->inFullList;
   }
 
   // Any other thread gives a block back: one CAS; a parked page is claimed and handed to
@@ -105,7 +108,7 @@ class PageQueues : public Super {
     for (Page* page = q.first; page != nullptr;) {
       page->collect();
       if (page->free != nullptr) {
-        current_[c] = page;
+        setCurrent(c, page);
         return page->pop();
       }
       if (page->capacity < page->reserved) {
@@ -115,7 +118,7 @@ class PageQueues : public Super {
       }
       if (!page->tryPark()) continue;  // a block just arrived: collect it
       Page* following = next(page);
-      if (current_[c] == page) current_[c] = &emptyPage_;
+      if (current_[c] == page) setCurrent(c, &emptyPage_);
       unlink(q, page);
       pushBack(full_, page);
       page->inFullList = true;
@@ -123,12 +126,12 @@ class PageQueues : public Super {
     }
     Page* page = carvable;
     if (page == nullptr) {
-      current_[c] = &emptyPage_;
+      setCurrent(c, &emptyPage_);
       page = newPage(c);
       if (page == nullptr) return nullptr;
       pushFront(q, page);
     }
-    current_[c] = page;
+    setCurrent(c, page);
     extend(page);
     fresh = page->zeroTail;
     return page->pop();
@@ -186,8 +189,16 @@ class PageQueues : public Super {
                static_cast<std::uint16_t>(c));
     page->next = page->prev = page->reclaimNext = nullptr;
     page->inFullList = false;
+    page->pinned = false;
     page->zeroTail = span.zero;
     return page;
+  }
+
+  // The class's current page; a small class's is pinned (see pushLocal).
+  void setCurrent(unsigned c, Page* page) noexcept {
+    if (current_[c] != &emptyPage_) current_[c]->pinned = false;
+    if (page != &emptyPage_ && c < ClassCount) page->pinned = true;
+    current_[c] = page;
   }
 
   // Carves more blocks and counts them as in use.
@@ -216,7 +227,7 @@ class PageQueues : public Super {
   void retire(Page* page, bool keepLast) noexcept {
     Queue& q = queue_[page->sizeClass];
     if (keepLast && page->sizeClass < ClassCount && q.first == page && q.last == page) return;
-    if (current_[page->sizeClass] == page) current_[page->sizeClass] = &emptyPage_;
+    if (current_[page->sizeClass] == page) setCurrent(page->sizeClass, &emptyPage_);
     unlink(q, page);
     Super::source().subInUse(std::size_t{page->capacity} * page->blockSize);
     Super::releasePage(page);

@@ -4,9 +4,11 @@
 // page covering it, so any thread finds an object's page from its address: a shift and a
 // byte load once the segment is known.
 //
-// Which free run a page takes: the segment whose longest free run is the shortest that fits
-// (segments are filed by that run, so the search looks at no more than Slots list heads);
-// in it, slots released but still committed first (reusing them costs no page faults).
+// Which free run a page takes: first a run of slots released but still committed (reusing
+// them costs no page faults), in the segment whose longest free run is the shortest that
+// fits; else a warm segment from the shared cache; else the same best fit among all free
+// runs. Segments are filed by their longest free
+// run, so a search looks at a few segments of each of at most Slots lists.
 // Bookkeeping per segment: bit masks of free slots, of free slots still committed ("dirty")
 // and of slots known to read as zero (fresh from the system or decommitted with Now), so
 // calloc can skip zeroing them.
@@ -31,6 +33,7 @@ concept SlotSource = requires(S& s, void* p, std::size_t n, bool& warm) {
   { s.cacheSegment(p, n) } -> std::same_as<void>;
   { s.decommit(p, n, Decommit::Lazy) } -> std::same_as<void>;
   { s.commit(n) } -> std::same_as<void>;
+  { s.cacheDue() } -> std::same_as<std::uint64_t>;
   { S::SegmentSize } -> std::convertible_to<std::size_t>;
   { S::ChunkHeaderBytes } -> std::convertible_to<std::size_t>;
 };
@@ -56,7 +59,7 @@ class SegmentSlots {
     std::uint64_t dirtySlots;  // bit i: slot i is free but still committed
     std::uint64_t zeroSlots;   // bit i: slot i reads as zero
     std::uint64_t dirtyAt;     // ms: when its oldest not yet decommitted release happened
-    std::size_t maxRun;        // longest run of free slots from slot 1 on
+    std::size_t maxRun;        // longest run of free slots
     std::uint8_t spanOf[Slots];   // slot -> first slot of the page covering it
     std::uint8_t spanLen[Slots];  // at a page's first slot: its length; 0: no page there
     Page pages[Slots];            // descriptor of the page starting at each slot
@@ -106,13 +109,11 @@ class SegmentSlots {
   // A run of n slots (from slot `from` on: 1 keeps a page off the header slot) as a page
   // descriptor, with the span its blocks may use; nullptr with no memory left.
   Page* takeSlots(std::size_t n, std::size_t from, Span& span) noexcept {
-    Segment* seg = nullptr;
-    for (std::size_t run = n; run <= Slots && seg == nullptr; ++run) seg = byRun_[run];
     int first = -1;
-    if (seg != nullptr) {
-      first = findRun(seg->dirtySlots, n, from);
-      if (first < 0) first = findRun(seg->freeSlots, n, from);
-    }
+    bool committed = false;
+    Segment* seg = findFit(n, from, first, committed);
+    // No committed run of our own: a warm segment from the shared cache beats clean slots.
+    if (seg != nullptr && !committed && source_->cacheDue() != kNoneCached) first = -1;
     if (first < 0) {
       seg = newSegment();
       if (seg == nullptr) return nullptr;
@@ -172,7 +173,7 @@ class SegmentSlots {
   // ~0 for all), empty ones go to the cache; returns the oldest dirtyAt left (~0: none).
   std::uint64_t decommitDirty(Decommit how, std::uint64_t cutoff) noexcept {
     std::uint64_t oldestLeft = ~std::uint64_t{0};
-    for (Segment* seg = byRun_[Slots - 1]; seg != nullptr;) {
+    for (Segment* seg = byRun_[Slots]; seg != nullptr;) {
       Segment* next = seg->next;
       if (isEmpty(seg) && seg->dirtyAt <= cutoff) giveAway(seg);
       seg = next;
@@ -192,6 +193,7 @@ class SegmentSlots {
 
  private:
   static constexpr std::uintptr_t kSegmentKind = 0x5e6e5e6e;
+  static constexpr std::uint64_t kNoneCached = ~std::uint64_t{0};
 
   static std::uintptr_t addr(const void* p) noexcept { return reinterpret_cast<std::uintptr_t>(p); }
 
@@ -216,6 +218,33 @@ class SegmentSlots {
     std::size_t n = 0;
     for (; m != 0; ++n) m &= m >> 1;
     return n;
+  }
+
+  // The segment for a page of n slots from slot `from` on, and the run's first slot: the
+  // tightest segment with such a run of still-committed free slots (no page faults), else the
+  // tightest with any such free run; nullptr if none. Looks at a few segments of each
+  // longest-run list, from n up.
+  Segment* findFit(std::size_t n, std::size_t from, int& first, bool& committed) const noexcept {
+    constexpr int kLooks = 8;
+    Segment* clean = nullptr;
+    int cleanFirst = -1;
+    for (std::size_t run = n; run <= Slots; ++run) {
+      int looks = 0;
+      for (Segment* seg = byRun_[run]; seg != nullptr && looks < kLooks; seg = seg->next, ++looks) {
+        if (seg->dirtySlots != 0) {
+          first = findRun(seg->dirtySlots, n, from);
+          committed = first >= 0;
+          if (committed) return seg;
+        }
+        if (clean == nullptr) {
+          cleanFirst = findRun(seg->freeSlots, n, from);
+          if (cleanFirst >= 0) clean = seg;
+        }
+      }
+      if (clean != nullptr && dirty_ < n) break;
+    }
+    first = cleanFirst;
+    return clean;
   }
 
   void decommitSegment(Segment* seg, Decommit how) noexcept {
@@ -253,7 +282,7 @@ class SegmentSlots {
     seg->owner = this;
     seg->prev = seg->next = nullptr;
     seg->freeSlots = AllSlots;
-    seg->maxRun = Slots - 1;
+    seg->maxRun = Slots;
     for (std::size_t i = 0; i < Slots; ++i) {
       seg->spanOf[i] = static_cast<std::uint8_t>(i);
       seg->spanLen[i] = 0;
@@ -263,9 +292,9 @@ class SegmentSlots {
     return seg;
   }
 
-  // Refiles a segment under its longest free run (slot 0 left out) after its slots changed.
+  // Refiles a segment under its longest free run after its slots changed.
   void refile(Segment* seg) noexcept {
-    const std::size_t run = longestRun(seg->freeSlots & ~std::uint64_t{1});
+    const std::size_t run = longestRun(seg->freeSlots);
     if (run == seg->maxRun) return;
     unlink(seg);
     seg->maxRun = run;

@@ -286,6 +286,10 @@ class ThreadBoundHeap : public Super {
   }
 
   [[gnu::noinline]] void* mallocSlow(Bound* h, unsigned c, bool* zeroed) noexcept {
+    if (Super::cacheDue() != kNever) {  // expired warm segments go before a refill takes one
+      const std::uint64_t now = Super::nowMs();
+      if (now >= Super::cacheDue()) Super::purgeCache(now);
+    }
     bool fresh = false;
     h->lock.lock();
     void* b = h->refill(c, fresh);
@@ -293,12 +297,7 @@ class ThreadBoundHeap : public Super {
     h->lock.unlock();
     if (zeroed != nullptr) *zeroed = fresh;
     if (b == nullptr) errno = ENOMEM;
-    if (sweep) {
-      sweepQuietHeaps();
-    } else if (Super::cacheDue() != kNever) {
-      const std::uint64_t now = Super::nowMs();
-      if (now >= Super::cacheDue()) Super::purgeCache(now);
-    }
+    if (sweep) sweepQuietHeaps();
     return b;
   }
 
