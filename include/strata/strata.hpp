@@ -76,6 +76,7 @@
 #include "strata/reap/reap.hpp"
 #include "strata/reap/region_heap.hpp"
 
+#include "strata/shim/cxx_runtime.hpp"
 #include "strata/shim/malloc_shim.hpp"
 
 #include "strata/trace/format.hpp"
