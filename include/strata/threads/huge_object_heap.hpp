@@ -49,8 +49,9 @@ class HugeObjectHeap : public Super {
 
   template <class... A>
   explicit HugeObjectHeap(A&&... a) noexcept : Super(static_cast<A&&>(a)...) {
+    // Never below MaxSmall: malloc keeps those in Super, so mallocZeroed and memalign must.
     const std::size_t t = Super::tunables().hugeThreshold;
-    threshold_ = t == 0 || t > Super::MaxSize ? Super::MaxSize : t;
+    threshold_ = t == 0 || t > Super::MaxSize ? Super::MaxSize : t < Super::MaxSmall ? Super::MaxSmall : t;
   }
 
   // Requests above threshold() have a chunk of their own.

@@ -89,7 +89,9 @@ class SegmentSlots {
   }
   // The page covering p, or nullptr when p is in the header or in a slot no page holds.
   static Page* pageAt(Segment* seg, const void* p) noexcept {
-    const std::size_t first = seg->spanOf[(addr(p) - addr(seg)) >> SlotShift];
+    const std::uintptr_t offset = addr(p) - addr(seg);
+    if (offset < HeaderBytes) [[unlikely]] return nullptr;  // else slot 0's page
+    const std::size_t first = seg->spanOf[offset >> SlotShift];
     return seg->spanLen[first] != 0 ? &seg->pages[first] : nullptr;
   }
   // The segment whose header holds a page descriptor.

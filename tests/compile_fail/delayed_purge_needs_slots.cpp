@@ -1,0 +1,23 @@
+// DelayedPurge decides when an owner's released slots go back, so it sits on SegmentSlots;
+// over the process-wide source itself it is rejected, naming the PurgeableSlots concept.
+// expect: PurgeableSlots
+#include "strata/threads/accounted_segments.hpp"
+#include "strata/threads/delayed_purge.hpp"
+#include "strata/threads/page_queues.hpp"
+#include "strata/threads/segment_cache.hpp"
+#include "strata/threads/segment_slots.hpp"
+#include "strata/top/segment_heap.hpp"
+
+using Source = strata::SegmentCache<strata::AccountedSegments<strata::SegmentHeap<>>>;
+#ifdef STRATA_CONTROL
+using Parent = strata::SegmentSlots<Source, strata::QueuedPage>;
+#else
+using Parent = Source;
+#endif
+
+int main() {
+  Source source;
+  strata::DelayedPurge<Parent> purge(source);
+  purge.purgeAll(strata::Decommit::Now);
+  return 0;
+}

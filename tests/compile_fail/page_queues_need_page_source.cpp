@@ -1,0 +1,28 @@
+// PageQueues releases pages through its parent's purge policy (releasePage, maybePurge,
+// purgeAll), so it must sit on DelayedPurge, not directly on SegmentSlots: the composition
+// is rejected at the PageQueues line, naming the PageSource concept.
+// expect: PageSource
+#include "strata/combining/fine_size_classes.hpp"
+#include "strata/threads/accounted_segments.hpp"
+#include "strata/threads/delayed_purge.hpp"
+#include "strata/threads/page_queues.hpp"
+#include "strata/threads/segment_cache.hpp"
+#include "strata/threads/segment_slots.hpp"
+#include "strata/top/segment_heap.hpp"
+
+using Source = strata::SegmentCache<strata::AccountedSegments<strata::SegmentHeap<>>>;
+using Slots = strata::SegmentSlots<Source, strata::QueuedPage>;
+#ifdef STRATA_CONTROL
+using Parent = strata::DelayedPurge<Slots>;
+#else
+using Parent = Slots;
+#endif
+
+int main() {
+  Source source;
+  strata::PageQueues<strata::FineSizeClasses<3>, Parent> heap(source);
+  bool fresh = false;
+  heap.refill(heap.classOf(64), fresh);
+  heap.tidy();
+  return 0;
+}

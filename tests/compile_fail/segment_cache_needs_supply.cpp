@@ -1,0 +1,21 @@
+// SegmentCache takes segments from its parent by name (allocSegment) and keeps the books
+// and the clock through it, so it sits on AccountedSegments, not on the bare SegmentHeap:
+// the composition is rejected, naming the SegmentSupply concept.
+// expect: SegmentSupply
+#include "strata/threads/accounted_segments.hpp"
+#include "strata/threads/segment_cache.hpp"
+#include "strata/top/segment_heap.hpp"
+
+#ifdef STRATA_CONTROL
+using Parent = strata::AccountedSegments<strata::SegmentHeap<>>;
+#else
+using Parent = strata::SegmentHeap<>;
+#endif
+
+int main() {
+  strata::SegmentCache<Parent> cache;
+  bool warm = false;
+  cache.cacheSegment(cache.allocSegment(warm), 0);
+  cache.purgeCache(0, true);
+  return 0;
+}

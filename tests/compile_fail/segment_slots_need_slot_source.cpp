@@ -1,0 +1,23 @@
+// SegmentSlots takes segments that may come back warm (allocSegment(bool&)) and hands empty
+// ones to a shared cache (cacheSegment), so its source is SegmentCache over
+// AccountedSegments; AccountedSegments alone is rejected, naming the SlotSource concept.
+// expect: SlotSource
+#include "strata/threads/accounted_segments.hpp"
+#include "strata/threads/page_queues.hpp"
+#include "strata/threads/segment_cache.hpp"
+#include "strata/threads/segment_slots.hpp"
+#include "strata/top/segment_heap.hpp"
+
+#ifdef STRATA_CONTROL
+using Source = strata::SegmentCache<strata::AccountedSegments<strata::SegmentHeap<>>>;
+#else
+using Source = strata::AccountedSegments<strata::SegmentHeap<>>;
+#endif
+
+int main() {
+  Source source;
+  strata::SegmentSlots<Source, strata::QueuedPage> slots(source);
+  strata::SegmentSlots<Source, strata::QueuedPage>::Span span{};
+  slots.takeSlots(1, 1, span);
+  return 0;
+}
