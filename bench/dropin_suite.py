@@ -170,7 +170,7 @@ class Runner:
                 os.wait4(proc.pid, 0)
                 proc.returncode = -9
                 self.cleanup(h)
-                return {"ok": False, "error": f"timed out after {self.timeout:.0f} s"}
+                return {"ok": False, "error": f"timed out after {self.timeout:g} s"}
             else:
                 time.sleep(0.005)
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -406,7 +406,7 @@ def run_redis(runner: Runner, w: dict, lib: str | None, name: str, quick: bool) 
             r.update(wall=wall, result="benchmark done")
         return r
     except subprocess.TimeoutExpired:
-        return {"ok": False, "error": f"redis-benchmark timed out after {runner.timeout:.0f} s"}
+        return {"ok": False, "error": f"redis-benchmark timed out after {runner.timeout:g} s"}
     finally:
         if server["proc"].returncode is None:
             kill_group(server["proc"].pid)
