@@ -1,6 +1,6 @@
 /* dropin_larson [OPS] [THREADS]: a larson-style server. THREADS threads (default 4) share
  * an array of 8192 slots; each step a thread picks a random slot, allocates a new object
- * (16..1024 B, one in 16 up to 8 KiB), swaps it into the slot (atomic exchange) and checks
+ * (24..1024 B, one in 16 up to 8 KiB), swaps it into the slot (atomic exchange) and checks
  * and frees the object it replaced, whichever thread allocated it. Each thread does 20,000
  * steps and then starts its successor and exits, as larson's threads are replaced each
  * round. OPS is the total number of steps. Models servers whose connection threads free
