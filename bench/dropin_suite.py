@@ -396,14 +396,17 @@ def run_redis(runner: Runner, w: dict, lib: str | None, name: str, quick: bool) 
         redis_call(port, "set", "dropin:check", "value-123")
         if redis_call(port, "get", "dropin:check").strip() != "value-123":
             return {"ok": False, "error": "SET/GET check failed"}
-        takeover = redis_takeover(redis_call(port, "info", "memory"), name)
+        info = redis_call(port, "info", "memory")
+        takeover = redis_takeover(info, name)
         if takeover:
             return {"ok": False, "error": "preload did not take: " + takeover}
+        memory = {k: v.strip() for k, v in (l.split(":", 1) for l in info.splitlines() if ":" in l)
+                  if k in ("used_memory", "allocator_allocated", "mem_allocator")}
         redis_call(port, "shutdown", "nosave")
         r = runner.finish(server, timeout=30)
         if r["ok"]:
             r.pop("stdout")
-            r.update(wall=wall, result="benchmark done")
+            r.update(wall=wall, result="benchmark done", info_memory=memory)
         return r
     except subprocess.TimeoutExpired:
         return {"ok": False, "error": f"redis-benchmark timed out after {runner.timeout:g} s"}
@@ -586,10 +589,11 @@ def probe_all(runner: Runner, w: dict, libs: dict[str, str | None], libc: str) -
 
 
 def run_workload(runner: Runner, bindir: Path, w: dict, libs: dict[str, str | None],
-                 libc: str, rounds: int, quick: bool) -> dict[str, list[dict]]:
+                 libc: str, rounds: int, quick: bool,
+                 probe: dict[str, str]) -> dict[str, list[dict]]:
     """Every allocator once per round, the first one rotating; allocators whose preload
-    probe failed get that error instead of runs."""
-    probe = probe_all(runner, w, libs, libc)
+    probe (run by the caller: `probe`, allocator -> error or '') failed get that error
+    instead of runs."""
     names = list(libs)
     samples: dict[str, list[dict]] = {a: [] for a in names}
     for rnd in range(rounds):
@@ -662,9 +666,13 @@ def main() -> int:
             if why:
                 print(f"\n{name}: skipped, {why}")
                 continue
-            samples = run_workload(runner, bindir, w, libs, libc, rounds, args.quick)
+            probe = probe_all(runner, w, libs, libc)
+            samples = run_workload(runner, bindir, w, libs, libc, rounds, args.quick, probe)
             table[name] = workload_table(name, w, samples)
-            report["workloads"][name] = {"what": w["what"], "runs": samples, "figures": table[name]}
+            report["workloads"][name] = {
+                "what": w["what"], "runs": samples, "figures": table[name],
+                "preload_check": {a: probe.get(a) or ("ok" if probe else "reported by each run")
+                                  for a in libs}}
         report["summary"] = summary(table, list(libs))
         report["seconds"] = time.monotonic() - start
         print(f"\n({report['seconds']:.0f} s)")
