@@ -138,6 +138,8 @@ class Runner:
     """Runs commands through dropin_launch with a timeout; owns the scratch directory."""
 
     def __init__(self, launcher: Path, scratch: Path, timeout: float):
+        """Runs go through `launcher`, keep their files in `scratch`, get `timeout` seconds;
+        the environment is the caller's without its LD_PRELOAD (the launcher sets it)."""
         self.launcher, self.scratch, self.timeout = launcher, scratch, timeout
         self.env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
 
@@ -632,6 +634,8 @@ def select(wanted: str, known: dict, what: str) -> list[str]:
 
 
 def main() -> int:
+    """Runs the chosen workloads on the chosen allocators and prints the tables; exit
+    status 1 if any run failed, 2 on bad usage or a missing build."""
     args = parse_args()
     build = Path(args.build).resolve()
     bindir = build / "bin"

@@ -5,6 +5,7 @@
  * unresident; one that clears every byte makes all of it resident. Peak RSS is the figure. */
 #include "dropin_common.h"
 
+/* Allocates the blocks, checks and writes their first bytes, then checks them all again. */
 int main(int argc, char** argv) {
   const long count = di_arg(argc, argv, 1, 20000, "[COUNT]");
   unsigned char** block = di_check(malloc((size_t)count * sizeof *block), "table");

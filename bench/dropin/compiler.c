@@ -101,6 +101,7 @@ static uint64_t function(uint64_t* rng, Table* unit_syms, Node** keep, uint64_t 
   return sum;
 }
 
+/* Runs the units, then drops the long-lived list and the global table; prints the result. */
 int main(int argc, char** argv) {
   const long units = di_arg(argc, argv, 1, 400, "[UNITS]");
   uint64_t rng = 2024, sum = 0;

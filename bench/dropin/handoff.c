@@ -118,6 +118,7 @@ static void* worker(void* arg) {
   return NULL;
 }
 
+/* Starts a worker per slot and waits until every slot has done its batches. */
 int main(int argc, char** argv) {
   const long batches = di_arg(argc, argv, 1, 150000, "[BATCHES] [THREADS]");
   nslots = (int)di_arg(argc, argv, 2, 2, "[BATCHES] [THREADS]");

@@ -72,6 +72,7 @@ static uint64_t grow(uint64_t id) {
   return sum;
 }
 
+/* The pool churn, then the realloc chains; prints the checksum of every page checked. */
 int main(int argc, char** argv) {
   const long steps = di_arg(argc, argv, 1, 1500, "[STEPS]");
   uint64_t rng = 42;

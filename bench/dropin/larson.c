@@ -87,6 +87,7 @@ static void* worker(void* arg) {
   return NULL;
 }
 
+/* Starts the thread chains, waits for them, frees what is left in the slots. */
 int main(int argc, char** argv) {
   const long ops = di_arg(argc, argv, 1, 15000000, "[OPS] [THREADS]");
   nthreads = (int)di_arg(argc, argv, 2, 4, "[OPS] [THREADS]");

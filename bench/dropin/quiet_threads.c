@@ -71,6 +71,7 @@ static void* worker(void* arg) {
   return NULL;
 }
 
+/* Starts the threads (the baton starts at thread 0) and joins them all at the end. */
 int main(int argc, char** argv) {
   bytes_per_thread = di_arg(argc, argv, 1, 10, "[MIB] [THREADS]") << 20;
   nthreads = (int)di_arg(argc, argv, 2, 16, "[MIB] [THREADS]");

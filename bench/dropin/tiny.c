@@ -53,6 +53,7 @@ static int by_word(const void* a, const void* b) {
   return strcmp((*(Entry* const*)a)->word, (*(Entry* const*)b)->word);
 }
 
+/* Counts the words, sorts the distinct ones, frees everything and prints the result. */
 int main(int argc, char** argv) {
   const long words = di_arg(argc, argv, 1, 400, "[WORDS]");
   Entry** table = di_check(calloc(BUCKETS, sizeof *table), "table");

@@ -38,6 +38,7 @@ static pid_t spawn(char** argv, const char* preload) {
   _exit(127);
 }
 
+/* Runs the command REPEAT times and writes the report (see the top of this file). */
 int main(int argc, char** argv) {
   if (argc < 5) {
     fprintf(stderr, "usage: %s REPORT REPEAT PRELOAD|- COMMAND [ARG...]\n", argv[0]);
