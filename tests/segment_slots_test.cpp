@@ -88,7 +88,7 @@ TEST(SegmentSlots, PageAtFindsPagesAndNothingElse) {
   EXPECT_EQ(Slots::pageAt(seg, base(seg) + 2 * kSlot), nullptr) << "released";
 }
 
-TEST(SegmentSlots, BestFitByLongestRun) {
+TEST(SegmentSlots, CommittedRunsFirstThenBestFitByLongestRun) {
   Fixture f;
   Span span{};
   // Segment A: slot 0, a 10-slot page, the rest; the 10 slots are then released.
@@ -104,13 +104,18 @@ TEST(SegmentSlots, BestFitByLongestRun) {
   EXPECT_EQ(a->maxRun, 10u);
   EXPECT_EQ(b->maxRun, 3u);
   QueuedPage* two = f.slots.takeSlots(2, 1, span);
-  EXPECT_EQ(Slots::segmentOfPage(two), b) << "the tightest run that fits, not the dirty one";
-  EXPECT_EQ(slotIndex(two), 61u);
-  EXPECT_TRUE(span.zero);
-  QueuedPage* four = f.slots.takeSlots(4, 1, span);
-  EXPECT_EQ(Slots::segmentOfPage(four), a) << "B has no run of 4 left";
-  EXPECT_EQ(slotIndex(four), 1u);
+  EXPECT_EQ(Slots::segmentOfPage(two), a) << "a committed run first, though B's run is tighter";
+  EXPECT_EQ(slotIndex(two), 1u);
   EXPECT_FALSE(span.zero);
+  QueuedPage* three = f.slots.takeSlots(3, 1, span);
+  EXPECT_EQ(Slots::segmentOfPage(three), a) << "what is left of the committed run";
+  EXPECT_EQ(slotIndex(three), 3u);
+  f.slots.releaseSlots(three, 2);
+  f.slots.decommitDirty(Decommit::Now, ~std::uint64_t{0});  // nothing committed is free now
+  QueuedPage* clean = f.slots.takeSlots(3, 1, span);
+  EXPECT_EQ(Slots::segmentOfPage(clean), b) << "no committed run: the tightest free run that fits";
+  EXPECT_EQ(slotIndex(clean), 61u);
+  EXPECT_TRUE(span.zero);
   QueuedPage* big = f.slots.takeSlots(20, 1, span);
   EXPECT_NE(Slots::segmentOfPage(big), a);
   EXPECT_NE(Slots::segmentOfPage(big), b);
