@@ -135,16 +135,54 @@ TEST(HugeObjectHeap, BooksAndTheCache) {
   h->free(z);
 }
 
-TEST(HugeObjectHeap, ACachedChunkMuchLongerThanTheRequestIsNotUsed) {
+// A cached chunk much longer than the request is reused with its tail decommitted, so the
+// committed bytes follow the request; one not much longer is reused as it is.
+TEST(HugeObjectHeap, ALongCachedChunkIsReusedWithItsTailDecommitted) {
   auto h = makeHeap();
-  void* p = h->malloc(4 * MiB);
+  void* p = h->malloc(16 * MiB);
+  const std::size_t full = h->committed();
   h->free(p);
   void* small = h->malloc(MiB);
-  EXPECT_NE(small, p) << "more than twice as long";
-  void* fits = h->malloc(3 * MiB);
-  EXPECT_EQ(fits, p);
+  EXPECT_EQ(small, p) << "the cached chunk, not a new mapping";
+  EXPECT_LT(h->committed(), full / 8) << "its tail beyond the request went back";
+  std::memset(small, 1, MiB);
   h->free(small);
-  h->free(fits);
+  void* again = h->malloc(12 * MiB);
+  EXPECT_EQ(again, p);
+  std::memset(again, 2, 12 * MiB);
+  EXPECT_GE(h->committed(), 12 * MiB) << "committed again as the request needs";
+  h->free(again);
+}
+
+// A cached chunk shorter than the request is grown by moving its pages, contents kept.
+TEST(HugeObjectHeap, AShortCachedChunkIsGrown) {
+  auto h = makeHeap();
+  auto* p = static_cast<unsigned char*>(h->malloc(5 * MiB));
+  std::memset(p, 7, 5 * MiB);
+  h->free(p);
+  auto* q = static_cast<unsigned char*>(h->malloc(20 * MiB));
+  ASSERT_NE(q, nullptr);
+  EXPECT_GE(h->getSize(q), 20 * MiB);
+  std::memset(q, 8, 20 * MiB);
+  EXPECT_EQ(h->chunkOf(q + 20 * MiB - 1), h->chunkOf(q)) << "the grown chunk is registered whole";
+  h->free(q);
+}
+
+// realloc growth of a huge object moves pages (mremap) and keeps every byte.
+TEST(HugeObjectHeap, ReallocMovingKeepsTheContents) {
+  auto h = makeHeap();
+  auto* p = static_cast<unsigned char*>(h->malloc(6 * MiB));
+  for (std::size_t i = 0; i < 6 * MiB; i += 4096) p[i] = static_cast<unsigned char>(i >> 12);
+  auto* q = static_cast<unsigned char*>(h->reallocMoving(p, 40 * MiB));
+  ASSERT_NE(q, nullptr);
+  for (std::size_t i = 0; i < 6 * MiB; i += 4096) ASSERT_EQ(q[i], static_cast<unsigned char>(i >> 12));
+  EXPECT_GE(h->getSize(q), 40 * MiB);
+  std::memset(q + 6 * MiB, 3, 34 * MiB);
+  EXPECT_EQ(h->reallocMoving(q, MiB), nullptr) << "not a growth";
+  int local = 0;
+  EXPECT_EQ(h->reallocMoving(&local, 40 * MiB), nullptr) << "not a huge object";
+  h->free(q);
+  EXPECT_EQ(h->stats().bytesInUse, 0u);
 }
 
 TEST(HugeObjectHeap, CacheLimits) {
@@ -156,9 +194,10 @@ TEST(HugeObjectHeap, CacheLimits) {
   EXPECT_EQ(h->committed(), 2 * len);
   h->free(b);
   EXPECT_EQ(h->committed(), len) << "one chunk at most: the second went back";
-  void* big = h->malloc(5 * MiB);
-  h->free(big);
-  EXPECT_EQ(h->committed(), len) << "over a quarter of the cache's bytes: not kept";
+  auto bytes = makeHeap(0, 16, 8 * MiB);
+  void* big = bytes->malloc(9 * MiB);
+  bytes->free(big);
+  EXPECT_EQ(bytes->committed(), 0u) << "more committed bytes than the cache holds: not kept";
   auto none = makeHeap(0, 0);
   void* c = none->malloc(MiB);
   none->free(c);

@@ -58,6 +58,7 @@
 #include "strata/threads/accounted_segments.hpp"
 #include "strata/threads/delayed_purge.hpp"
 #include "strata/threads/heap_registry.hpp"
+#include "strata/threads/huge_chunk_cache.hpp"
 #include "strata/threads/huge_object_heap.hpp"
 #include "strata/threads/page_queues.hpp"
 #include "strata/threads/segment_cache.hpp"

@@ -11,6 +11,8 @@
 //   void* memalign(size_t align, size_t n)   native aligned allocation (any power of two up
 //                                            to 1 GiB), the result freed by free;
 //   void* reallocInPlace(void* p, size_t n)  p resized where it is, or nullptr, p untouched;
+//   void* reallocMoving(void* p, size_t n)   p grown to n without copying (its pages moved,
+//                                            as mremap does), or nullptr, p untouched;
 //   void* mallocZeroed(size_t n)             n bytes that read as zero (calloc), for a heap
 //                                            that knows which of its memory is still zero;
 //   int trim(size_t pad)                     malloc_trim: 1 if memory went back, else 0;
@@ -166,6 +168,10 @@ class MallocShim {
       if (block == p && heap().reallocInPlace(p, n) != nullptr) return p;
     }
     if (n <= have && have - n <= have / 2 + 4096) return p;
+    if constexpr (requires(H& h) { { h.reallocMoving(p, n) } -> std::same_as<void*>; }) {
+      if (block == p)
+        if (void* q = heap().reallocMoving(p, n)) return q;
+    }
     void* q = malloc(n);
     if (q == nullptr) return nullptr;  // errno set, p intact
     std::memcpy(q, p, n < have ? n : have);

@@ -28,6 +28,7 @@ concept SegmentProvider = requires(S& s, const S& cs, std::size_t n, void* p) {
   { s.malloc(n) } -> std::same_as<void*>;
   { s.mallocAligned(n, n, n) } -> std::same_as<void*>;
   { s.free(p) } -> std::same_as<void>;
+  { s.growChunk(p, n) } -> std::same_as<void*>;
   { S::getSize(p) } -> std::same_as<std::size_t>;
   { s.trim() } -> std::same_as<std::size_t>;
   s.lockAll();
@@ -66,6 +67,8 @@ class AccountedSegments : public Super {
     return Super::mallocAligned(n, align, offset);
   }
   void freeChunk(void* chunk) noexcept { Super::free(chunk); }
+  // The chunk grown to n bytes by moving its pages (SegmentHeap::growChunk), or nullptr.
+  void* growChunk(void* chunk, std::size_t n) noexcept { return Super::growChunk(chunk, n); }
   static std::size_t chunkSize(void* chunk) noexcept { return Super::getSize(chunk); }
   using Super::chunkOf;
   // Unmaps Super's cached segments; the bytes that went back.

@@ -26,11 +26,12 @@ namespace strata {
 // source with the tunables and the clock.
 template <class S>
 concept PurgeableSlots = requires(S& s, typename S::PageType* page, typename S::Segment* seg,
-                                  std::uint64_t t) {
+                                  std::uint64_t t, std::size_t n) {
   { s.releaseSlots(page, t) } -> std::same_as<typename S::Segment*>;
   { S::isEmpty(seg) } -> std::same_as<bool>;
   s.giveAway(seg);
   { s.decommitDirty(Decommit::Lazy, t) } -> std::same_as<std::uint64_t>;
+  s.decommitDown(n, Decommit::Now);
   { s.dirtySlots() } -> std::same_as<std::size_t>;
   { s.usedSlots() } -> std::same_as<std::size_t>;
   { s.source().tunables().purgeDelayMs } -> std::convertible_to<std::uint64_t>;
@@ -70,6 +71,12 @@ class DelayedPurge : public Super {
     if (overAllowance() && now >= due_) purgeOlderThan(now);
   }
 
+  // A heap whose thread exits keeps no more than its allowance committed for the thread that
+  // adopts it: empty segments go to the shared cache, the rest is decommitted with `how`.
+  void purgeToAllowance(Decommit how) noexcept {
+    if (overAllowance()) Super::decommitDown(allowance() + Super::usedSlots() / 1, how);
+  }
+
   // Everything released goes back (thread exit, malloc_trim): Now drops the resident size.
   void purgeAll(Decommit how) noexcept {
     Super::decommitDirty(how, kNever);
@@ -82,9 +89,8 @@ class DelayedPurge : public Super {
   const StrataTunables& tunables() const noexcept { return Super::source().tunables(); }
   std::uint64_t delay() const noexcept { return tunables().purgeDelayMs; }
 
-  bool overAllowance() const noexcept {
-    return Super::dirtySlots() > tunables().dirtySlots + Super::usedSlots() / 8;
-  }
+  std::size_t allowance() const noexcept { return tunables().dirtySlots + Super::usedSlots() / 8; }
+  bool overAllowance() const noexcept { return Super::dirtySlots() > allowance(); }
 
   void purgeOlderThan(std::uint64_t now) noexcept {
     const std::uint64_t oldest = Super::decommitDirty(Decommit::Lazy, now - (now < delay() ? now : delay()));

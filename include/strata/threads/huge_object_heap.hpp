@@ -3,10 +3,11 @@
 // with a 64-byte header; everything else goes to Super. As SelectMmapHeap does, free and
 // getSize route by what the memory is (the chunk's kind word), not by size.
 //
-// Freed huge chunks of about the right length are reused from a small cache (kept committed,
-// as glibc keeps blocks below its mmap threshold): tunables().hugeCacheChunks chunks of at
-// most a quarter of hugeCacheBytes, hugeCacheBytes in all. A chunk fresh from the system
-// reads as zero, so calloc does not clear it.
+// Freed huge chunks are reused from a HugeChunkCache (committed, for the purge delay): a
+// request takes the tightest fit, its tail beyond the request decommitted when it is much
+// longer, or grows the longest one by moving its pages; realloc growth moves pages too
+// (reallocMoving), never copies them. A chunk fresh from the system reads as zero, so calloc
+// does not clear it.
 //
 // Cost on top of Super: a compare on malloc; on free, the chunk lookup Super would need
 // anyway and a compare of the chunk's kind.
@@ -18,8 +19,8 @@
 #include <cstring>
 
 #include "strata/detail/align.hpp"
-#include "strata/detail/spin_lock.hpp"
 #include "strata/threads/accounted_segments.hpp"
+#include "strata/threads/huge_chunk_cache.hpp"
 
 namespace strata {
 
@@ -36,6 +37,8 @@ concept ChunkedObjectHeap = requires(S& s, void* p, std::size_t n) {
   { s.chunkOf(p) } -> std::same_as<void*>;
   { s.allocChunk(n, n, n) } -> std::same_as<void*>;
   { s.freeChunk(p) } -> std::same_as<void>;
+  { s.decommit(p, n, Decommit::Now) } -> std::same_as<void>;
+  { s.growChunk(p, n) } -> std::same_as<void*>;
   { S::MaxSize } -> std::convertible_to<std::size_t>;
   { S::MaxSmall } -> std::convertible_to<std::size_t>;
 };
@@ -45,7 +48,6 @@ class HugeObjectHeap : public Super {
  public:
   static constexpr std::size_t Alignment = 16;
   static constexpr std::size_t MaxAlign = std::size_t{1} << 30;
-  static constexpr std::size_t MaxCacheChunks = 64;
 
   template <class... A>
   explicit HugeObjectHeap(A&&... a) noexcept : Super(static_cast<A&&>(a)...) {
@@ -116,6 +118,26 @@ class HugeObjectHeap : public Super {
     return p;
   }
 
+  // A huge object grown to n bytes by moving its pages instead of copying them (mremap), or
+  // nullptr (p untouched) when p is not a huge object or cannot grow that way.
+  void* reallocMoving(void* p, std::size_t n) noexcept {
+    void* chunk = p != nullptr ? Super::chunkOf(p) : nullptr;
+    if (chunk == nullptr || Super::ownsChunk(chunk) || n <= threshold_) return nullptr;
+    auto* h = static_cast<Header*>(chunk);
+    if (h->kind != kHugeKind || addr(p) != addr(chunk) + h->objectOffset) return nullptr;
+    const std::size_t offset = h->objectOffset;
+    std::size_t total;
+    if (offset >= Super::SegmentSize || !detail::checked_add(n, offset, total)) return nullptr;
+    const std::size_t before = Super::chunkSize(chunk);
+    void* moved = Super::growChunk(chunk, total);
+    if (moved == nullptr) return nullptr;
+    const std::size_t grown = Super::chunkSize(moved) - before;
+    Super::commit(grown);
+    Super::addInUse(grown);
+    static_cast<Header*>(moved)->committed += grown;
+    return static_cast<std::byte*>(moved) + offset;
+  }
+
   // Empties what the calling thread may (Super::trimHeaps), the huge cache and the source's
   // cached segments. 1 if anything went back.
   int trim(std::size_t = 0) noexcept {
@@ -126,16 +148,16 @@ class HugeObjectHeap : public Super {
   }
 
   void prepareFork() noexcept {
-    lock_.lock();
+    cache_.lock();
     Super::prepareFork();
   }
   void parentAfterFork() noexcept {
     Super::parentAfterFork();
-    lock_.unlock();
+    cache_.unlock();
   }
   void childAfterFork() noexcept {
     Super::childAfterFork();
-    lock_.unlock();
+    cache_.unlock();
   }
 
  private:
@@ -146,32 +168,63 @@ class HugeObjectHeap : public Super {
     std::size_t chunkHeader[Super::ChunkHeaderBytes / sizeof(std::size_t)];
     std::uintptr_t kind;
     std::size_t objectOffset;
+    std::size_t committed;  // bytes of the chunk that may be resident
   };
   static_assert(sizeof(Header) <= kHeaderBytes);
 
   static std::uintptr_t addr(const void* p) noexcept { return reinterpret_cast<std::uintptr_t>(p); }
 
-  // A cached chunk that fits, else a new one; *fresh (if asked) says it reads as zero.
+  // A cached chunk made to fit (grown, or its unneeded tail decommitted), else a new one;
+  // *fresh (if asked) says it reads as zero.
   [[gnu::noinline]] void* mallocHuge(std::size_t n, std::size_t align, bool* fresh) noexcept {
     const std::size_t seg = Super::SegmentSize;
     const std::size_t offset = align < seg ? detail::align_up(kHeaderBytes, align) : seg;
     std::size_t total;
-    if (!detail::checked_add(n, offset, total)) {
+    if (!detail::checked_add(n, offset, total) || total > (std::size_t{1} << 46)) {
       errno = ENOMEM;
       return nullptr;
     }
-    void* chunk = align < seg ? takeCached(total) : nullptr;
-    if (fresh != nullptr) *fresh = chunk == nullptr;
-    if (chunk == nullptr) {
-      chunk = align < seg ? Super::allocChunk(total, seg, 0) : Super::allocChunk(total, align, seg);
-      if (chunk == nullptr) return nullptr;
-      Super::commit(Super::chunkSize(chunk));
+    expireCache();
+    HugeChunkCache::Entry e = align < seg ? cache_.take(total) : HugeChunkCache::Entry{};
+    if (e.chunk != nullptr && !fitCached(e, total)) e.chunk = nullptr;
+    if (fresh != nullptr) *fresh = e.chunk == nullptr;
+    if (e.chunk == nullptr) {
+      e.chunk = align < seg ? Super::allocChunk(total, seg, 0) : Super::allocChunk(total, align, seg);
+      if (e.chunk == nullptr) return nullptr;
+      e.length = e.committed = Super::chunkSize(e.chunk);
+      Super::commit(e.committed);
     }
-    auto* h = static_cast<Header*>(chunk);
+    auto* h = static_cast<Header*>(e.chunk);
     h->kind = kHugeKind;
     h->objectOffset = offset;
-    Super::addInUse(Super::chunkSize(chunk) - offset);
-    return static_cast<std::byte*>(chunk) + offset;
+    h->committed = e.committed;
+    Super::addInUse(e.length - offset);
+    return static_cast<std::byte*>(e.chunk) + offset;
+  }
+
+  // Makes a cached chunk fit total bytes: grows a short one by moving its pages; decommits
+  // the tail of one much longer than needed. False (the chunk given back) when growing fails.
+  bool fitCached(HugeChunkCache::Entry& e, std::size_t total) noexcept {
+    const std::size_t need = detail::align_up(total, std::size_t{4096});
+    if (e.length < total) {
+      void* moved = Super::growChunk(e.chunk, total);
+      if (moved == nullptr) {
+        release(e);
+        return false;
+      }
+      const std::size_t length = Super::chunkSize(moved);
+      Super::commit(length - e.committed);
+      e = {moved, length, length, 0};
+      return true;
+    }
+    if (e.committed > 2 * need) {
+      Super::decommit(static_cast<std::byte*>(e.chunk) + need, e.committed - need, Decommit::Now);
+      e.committed = need;
+    } else if (e.committed < need) {
+      Super::commit(need - e.committed);
+      e.committed = need;
+    }
+    return true;
   }
 
   [[gnu::noinline]] void freeHuge(void* chunk, void* p) noexcept {
@@ -180,64 +233,39 @@ class HugeObjectHeap : public Super {
     const std::size_t len = Super::chunkSize(chunk);
     Super::subInUse(len - h->objectOffset);
     h->kind = 0;  // from here on free(p) and getSize(p) ignore it
-    const StrataTunables& t = Super::tunables();
-    const std::size_t maxChunks = t.hugeCacheChunks < MaxCacheChunks ? t.hugeCacheChunks : MaxCacheChunks;
-    lock_.lock();
-    const bool keep = count_ < maxChunks && len <= t.hugeCacheBytes / 4 && bytes_ + len <= t.hugeCacheBytes;
-    if (keep) {
-      cache_[count_++] = chunk;
-      bytes_ += len;
-    }
-    lock_.unlock();
-    if (keep) return;
-    Super::uncommit(len);
-    Super::freeChunk(chunk);
+    const HugeChunkCache::Entry e{chunk, len, h->committed, Super::nowMs()};
+    if (!cache_.put(e, Super::tunables())) release(e);
+    expireCache();
   }
 
-  // The cached chunk that fits `total` bytes most tightly, if one is at most twice as long.
-  void* takeCached(std::size_t total) noexcept {
-    lock_.lock();
-    std::size_t best = MaxCacheChunks;
-    for (std::size_t i = 0; i < count_; ++i) {
-      const std::size_t len = Super::chunkSize(cache_[i]);
-      if (len >= total && len - total <= total &&
-          (best == MaxCacheChunks || len < Super::chunkSize(cache_[best])))
-        best = i;
-    }
-    void* chunk = nullptr;
-    if (best != MaxCacheChunks) {
-      chunk = cache_[best];
-      cache_[best] = cache_[--count_];
-      bytes_ -= Super::chunkSize(chunk);
-    }
-    lock_.unlock();
-    return chunk;
+  // Gives back the chunks cached longer than the purge delay.
+  void expireCache() noexcept {
+    const std::uint64_t delay = Super::tunables().purgeDelayMs;
+    const std::uint64_t now = Super::nowMs();
+    if (cache_.committedBytes() == 0 || now < delay) return;
+    dropOlder(now - delay);
   }
 
-  // Unmaps the cached chunks; the bytes that went back.
-  std::size_t dropCache() noexcept {
-    void* drop[MaxCacheChunks];
-    lock_.lock();
-    const std::size_t n = count_;
-    for (std::size_t i = 0; i < n; ++i) drop[i] = cache_[i];
-    count_ = 0;
-    bytes_ = 0;
-    lock_.unlock();
-    std::size_t total = 0;
+  // Gives back the chunks cached at or before cutoff; the bytes that went back.
+  std::size_t dropOlder(std::uint64_t cutoff) noexcept {
+    HugeChunkCache::Entry drop[HugeChunkCache::MaxChunks];
+    const std::size_t n = cache_.takeOlder(cutoff, drop);
+    std::size_t bytes = 0;
     for (std::size_t i = 0; i < n; ++i) {
-      const std::size_t len = Super::chunkSize(drop[i]);
-      total += len;
-      Super::uncommit(len);
-      Super::freeChunk(drop[i]);
+      bytes += drop[i].length;
+      release(drop[i]);
     }
-    return total;
+    return bytes;
+  }
+  std::size_t dropCache() noexcept { return dropOlder(~std::uint64_t{0}); }
+
+  void release(const HugeChunkCache::Entry& e) noexcept {
+    Super::uncommit(e.committed);
+    Super::freeChunk(e.chunk);
   }
 
   std::size_t threshold_ = 0;
-  SpinLock lock_;
-  std::size_t count_ = 0;
-  std::size_t bytes_ = 0;
-  void* cache_[MaxCacheChunks] = {};
+  HugeChunkCache cache_;
 };
 
 }  // namespace strata

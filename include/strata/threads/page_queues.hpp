@@ -48,6 +48,7 @@ concept PageSource = std::derived_from<typename S::PageType, QueuedPage> &&
   s.releasePage(page);
   s.maybePurge();
   s.purgeAll(Decommit::Now);
+  s.purgeToAllowance(Decommit::Now);
   { s.source().addInUse(n) } -> std::same_as<void>;
   { S::SlotSize } -> std::convertible_to<std::size_t>;
   { S::Slots } -> std::convertible_to<std::size_t>;
@@ -147,9 +148,11 @@ class PageQueues : public Super {
     if (page->used == 0 && !page->inFullList) retire(page, true);
   }
 
-  // Collects every page, releases the empty ones and decommits what is free: thread exit
-  // and trim.
-  void tidy() noexcept {
+  // Collects every page and releases the empty ones; then decommits everything free (Now:
+  // trim, the resident size drops at once) or all but the heap's allowance (Lazy: thread
+  // exit; the thread that adopts the heap next reuses that much warm, and empty segments
+  // go to the shared cache for any thread).
+  void tidy(Decommit how = Decommit::Now) noexcept {
     drainReclaim();
     for (unsigned c = 0; c < AllClasses; ++c) {
       for (Page* page = queue_[c].first; page != nullptr;) {
@@ -159,7 +162,11 @@ class PageQueues : public Super {
         page = following;
       }
     }
-    Super::purgeAll(Decommit::Now);
+    if (how == Decommit::Now) {
+      Super::purgeAll(Decommit::Now);
+    } else {
+      Super::purgeToAllowance(Decommit::Now);
+    }
   }
 
  private:

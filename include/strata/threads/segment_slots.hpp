@@ -171,6 +171,20 @@ class SegmentSlots {
     source_->cacheSegment(seg, HeaderBytes + dirty * SlotSize);
   }
 
+  // Brings the committed free slots down to at most `keep`: empty segments go to the cache,
+  // then segments' dirty slots are decommitted, one segment at a time.
+  void decommitDown(std::size_t keep, Decommit how) noexcept {
+    for (Segment* seg = byRun_[Slots]; seg != nullptr && dirty_ > keep;) {
+      Segment* next = seg->next;
+      giveAway(seg);
+      seg = next;
+    }
+    for (Segment* head : byRun_) {
+      for (Segment* seg = head; seg != nullptr && dirty_ > keep; seg = seg->next)
+        if (seg->dirtySlots != 0) decommitSegment(seg, how);
+    }
+  }
+
   // Decommits the dirty slots of every segment released into at or before `cutoff` (ms;
   // ~0 for all), empty ones go to the cache; returns the oldest dirtyAt left (~0: none).
   std::uint64_t decommitDirty(Decommit how, std::uint64_t cutoff) noexcept {

@@ -27,9 +27,10 @@ struct StrataTunables {
   // Requests above this many bytes get a mapping of their own (0: the largest a segment's
   // page can hold).
   std::size_t hugeThreshold = 0;
-  // Freed huge mappings kept for reuse: at most this many, this many bytes in all.
+  // Freed huge mappings kept for reuse (for the purge delay): at most this many, this many
+  // committed bytes in all.
   std::size_t hugeCacheChunks = 16;
-  std::size_t hugeCacheBytes = std::size_t{256} << 20;
+  std::size_t hugeCacheBytes = std::size_t{128} << 20;
   // Empty segments any thread can take, kept committed for the purge delay.
   std::size_t segmentCache = 16;
 };
@@ -101,7 +102,7 @@ inline StrataTunables tunablesFromEnvironment() noexcept {
                       true, "a size from 128K to 1G; above the largest page it changes nothing");
   detail::readTunable("STRATA_HUGE_CACHE_CHUNKS", t.hugeCacheChunks, 0, 64, false, "0..64");
   detail::readTunable("STRATA_HUGE_CACHE", t.hugeCacheBytes, 0, std::uint64_t{1} << 40, true,
-                      "a size up to 1T, such as 256M");
+                      "a size up to 1T, such as 128M");
   detail::readTunable("STRATA_SEGMENT_CACHE", t.segmentCache, 0, 256, false, "0..256");
   return t;
 }

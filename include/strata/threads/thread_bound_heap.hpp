@@ -46,7 +46,7 @@ concept ThreadLocalHeap = std::constructible_from<L, Source&> &&
   { L::pushLocal(page, p) } -> std::same_as<bool>;
   l.freeLocalSlow(page);
   L::freeRemote(&l, page, p);
-  l.tidy();
+  l.tidy(Decommit::Now);
   l.purgeIfDue(t);
   { L::segmentOf(p) } -> std::same_as<typename L::Segment*>;
   { L::MaxSize } -> std::convertible_to<std::size_t>;
@@ -258,10 +258,11 @@ class ThreadBoundHeap : public Super {
     return h;
   }
 
-  // Thread exit: collect and empty the heap, then make it an orphan.
+  // Thread exit: collect the heap and release its empty pages, then make it an orphan. Its
+  // free memory stays for the next thread to adopt it (or goes by the purge policy).
   void orphan(Bound* h) noexcept {
     if (h == nullptr) return;
-    tidy(h);
+    tidy(h, Decommit::Lazy);
     poolLock_.lock();
     if (!h->orphaned) {
       h->orphaned = true;
@@ -271,10 +272,10 @@ class ThreadBoundHeap : public Super {
     poolLock_.unlock();
   }
 
-  void tidy(Bound* h) noexcept {
+  void tidy(Bound* h, Decommit how = Decommit::Now) noexcept {
     if (h == nullptr) return;
     h->lock.lock();
-    h->tidy();
+    h->tidy(how);
     h->lock.unlock();
   }
 

@@ -93,6 +93,49 @@ class SegmentHeap : public AccountedTop {
     unmapChunk(base, len);
   }
 
+  // The chunk at base grown to at least n bytes, its pages moved rather than copied (mremap):
+  // in place when the address space after it is free, else to a new SegmentSize-aligned
+  // place. Returns the new base, or nullptr (the chunk untouched) when n is not larger or
+  // the system refuses. Cost: one or two system calls, no page faults for the moved pages.
+  void* growChunk(void* base, std::size_t n) noexcept {
+    const std::size_t old = chunkLength(base);
+    std::size_t len;
+    if (n > MaxChunk || !detail::checked_align_up(n, OsPage, len) || len <= old) return nullptr;
+    const auto b = reinterpret_cast<std::uintptr_t>(base);
+    void* moved = ::mremap(base, old, len, 0);
+    if (moved != MAP_FAILED) {
+      const std::uintptr_t firstNew = ((b + old - 1) >> SegmentShift) + 1;
+      const std::uintptr_t last = (b + len - 1) >> SegmentShift;
+      for (std::uintptr_t u = firstNew; u <= last; ++u) {
+        Leaf* leaf = ((u << SegmentShift) >> kAddressBits) == 0 ? leafFor(u) : nullptr;
+        if (leaf == nullptr) {  // cannot register it: back to the old length
+          for (std::uintptr_t v = firstNew; v < u; ++v) setEntries(v << SegmentShift, 1, 0);
+          ::mremap(base, len, old, 0);
+          return nullptr;
+        }
+        leaf->entry[u & (kLeafEntries - 1)].store(b, std::memory_order_release);
+      }
+    } else {
+      void* target = reserve(len);
+      if (target == nullptr) return nullptr;
+      const auto t = reinterpret_cast<std::uintptr_t>(target);
+      if (!registerChunk(t, len)) {
+        ::munmap(target, len);
+        return nullptr;
+      }
+      moved = ::mremap(base, old, len, MREMAP_MAYMOVE | MREMAP_FIXED, target);
+      if (moved == MAP_FAILED) {
+        setEntries(t, ((t + len - 1) >> SegmentShift) - (t >> SegmentShift) + 1, 0);
+        ::munmap(target, len);
+        return nullptr;
+      }
+      setEntries(b, ((b + old - 1) >> SegmentShift) - (b >> SegmentShift) + 1, 0);
+    }
+    chunkLength(moved) = len;
+    charge(len - old);
+    return moved;
+  }
+
   // The chunk's length in bytes (base must come from malloc).
   static std::size_t getSize(void* base) noexcept { return base ? chunkLength(base) : 0; }
 
@@ -163,6 +206,25 @@ class SegmentHeap : public AccountedTop {
     chunkLength(b) = len;
     charge(len);
     return b;
+  }
+
+  // len bytes of address space at a SegmentSize-aligned base (mapped, not registered), or
+  // nullptr.
+  void* reserve(std::size_t len) noexcept {
+    std::size_t total;
+    if (!detail::checked_add(len, SegmentSize, total)) return nullptr;
+    void* raw = ::mmap(nullptr, total, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (raw == MAP_FAILED) return nullptr;
+    const auto r = reinterpret_cast<std::uintptr_t>(raw);
+    const std::uintptr_t base = detail::align_up(r, SegmentSize);
+    if (base > r) ::munmap(raw, base - r);
+    if (r + total > base + len) ::munmap(reinterpret_cast<void*>(base + len), r + total - base - len);
+    if (((base + len - 1) >> kAddressBits) != 0) {
+      ::munmap(reinterpret_cast<void*>(base), len);
+      return nullptr;
+    }
+    return reinterpret_cast<void*>(base);
   }
 
   // Points every map entry the chunk covers at its base; false when a leaf cannot be mapped.
