@@ -78,16 +78,34 @@ TEST(SegmentCache, NewestFirst) {
   c->freeChunk(b);
 }
 
-TEST(SegmentCache, BeyondTheLimitSegmentsGoBackAtOnce) {
+// A full cache is emptied at once (a hard cap) before the next segment is cached.
+TEST(SegmentCache, AFullCacheIsEmptiedAtOnce) {
   auto c = makeCache(10'000, 2);
   void* s[3];
   for (void*& p : s) p = take(*c, 4096);
   for (void* p : s) c->cacheSegment(p, 4096);
-  EXPECT_EQ(c->cachedSegments(), 2u);
-  EXPECT_EQ(c->committed(), 2 * 4096u) << "the third was uncommitted";
-  EXPECT_EQ(c->trimChunks(), kSeg) << "and handed to Super, which caches it";
+  EXPECT_EQ(c->cachedSegments(), 1u) << "the first two went back when the third came";
+  EXPECT_EQ(c->committed(), 4096u) << "theirs was uncommitted";
+  bool warm = false;
+  EXPECT_EQ(c->allocSegment(warm), s[2]);
+  EXPECT_TRUE(warm);
+  EXPECT_EQ(c->trimChunks(), 2 * kSeg) << "the two were handed to Super, which caches them";
+  c->freeChunk(s[2]);
+}
+
+// More committed bytes than tunables().maxDelayedBytes empties the cache too.
+TEST(SegmentCache, MoreThanTheCapEmptiesTheCache) {
+  StrataTunables t;
+  t.purgeDelayMs = 10'000;
+  t.segmentCache = 16;
+  t.maxDelayedBytes = 3 * 4096;
+  auto c = std::make_unique<Cache>(t);
+  void* s[4];
+  for (void*& p : s) p = take(*c, 4096);
+  for (void* p : s) c->cacheSegment(p, 4096);
+  EXPECT_EQ(c->cachedSegments(), 1u);
+  EXPECT_EQ(c->committed(), 4096u);
   c->purgeCache(0, true);
-  EXPECT_EQ(c->cachedSegments(), 0u);
   EXPECT_EQ(c->committed(), 0u);
 }
 

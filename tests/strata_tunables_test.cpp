@@ -77,7 +77,7 @@ TEST_F(Tunables, DefaultsWhenNothingIsSet) {
   EXPECT_EQ(d.hugeThreshold, 0u);
   EXPECT_EQ(d.hugeCacheChunks, 16u);
   EXPECT_EQ(d.hugeCacheBytes, 128 * MiB);
-  EXPECT_EQ(d.segmentCache, 16u);
+  EXPECT_EQ(d.segmentCache, 128u);
   testing::internal::CaptureStderr();
   const StrataTunables t = tunablesFromEnvironment();
   EXPECT_EQ(testing::internal::GetCapturedStderr(), "");

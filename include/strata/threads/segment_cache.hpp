@@ -44,22 +44,39 @@ class SegmentCache : public Super {
   // a fresh one from Super (warm = false), or nullptr.
   void* allocSegment(bool& warm) noexcept {
     lock_.lock();
-    void* seg = count_ > 0 ? entries_[--count_].segment : nullptr;
+    void* seg = nullptr;
+    if (count_ > 0) {
+      seg = entries_[--count_].segment;
+      bytes_ -= entries_[count_].committed;
+    }
     updateDue();
     lock_.unlock();
     warm = seg != nullptr;
     return seg != nullptr ? seg : Super::allocSegment();
   }
 
-  // An empty segment of which `committed` bytes are still committed: cached if there is
-  // room, else given back to Super at once.
+  // An empty segment of which `committed` bytes are still committed: cached. A full cache,
+  // or one that would hold more than tunables().maxDelayedBytes, is emptied at once first
+  // (a hard cap, as DelayedPurge's: a program that frees that much does not hold it for the
+  // delay); with a limit of 0 the segment goes back at once.
   void cacheSegment(void* segment, std::size_t committed) noexcept {
     const std::uint64_t now = Super::nowMs();
+    Entry drop[MaxCached];
+    std::size_t n = 0;
     lock_.lock();
+    if (count_ >= limit() || bytes_ + committed > Super::tunables().maxDelayedBytes) {
+      for (; n < count_; ++n) drop[n] = entries_[n];
+      count_ = 0;
+      bytes_ = 0;
+    }
     const bool room = count_ < limit();
-    if (room) entries_[count_++] = {segment, committed, now};
+    if (room) {
+      entries_[count_++] = {segment, committed, now};
+      bytes_ += committed;
+    }
     updateDue();
     lock_.unlock();
+    for (std::size_t i = 0; i < n; ++i) release(drop[i]);
     if (!room) release({segment, committed, now});
     purgeCache(now);
   }
@@ -77,6 +94,7 @@ class SegmentCache : public Super {
     std::size_t kept = 0;
     for (std::size_t i = 0; i < count_; ++i) {
       if (everything || entries_[i].since + Super::tunables().purgeDelayMs <= now) {
+        bytes_ -= entries_[i].committed;
         drop[n++] = entries_[i];
       } else {
         entries_[kept++] = entries_[i];
@@ -133,6 +151,7 @@ class SegmentCache : public Super {
   SpinLock lock_;
   std::atomic<std::uint64_t> due_{~std::uint64_t{0}};
   std::size_t count_ = 0;
+  std::size_t bytes_ = 0;  // committed bytes of the cached segments
   Entry entries_[MaxCached] = {};
 };
 

@@ -32,7 +32,7 @@ struct StrataTunables {
   std::size_t hugeCacheChunks = 16;
   std::size_t hugeCacheBytes = std::size_t{128} << 20;
   // Empty segments any thread can take, kept committed for the purge delay.
-  std::size_t segmentCache = 16;
+  std::size_t segmentCache = 128;
 };
 
 namespace detail {
