@@ -11,7 +11,7 @@ int main(int argc, char** argv) {
   unsigned char** block = di_check(malloc((size_t)count * sizeof *block), "table");
   uint64_t rng = 99, sum = 0;
   for (long i = 0; i < count; ++i) {
-    const size_t n = di_range(&rng, 4096, 65536);
+    const size_t n = splitmix_range(&rng, 4096, 65536);
     block[i] = di_check(calloc(1, n), "calloc block");
     for (int j = 64; j < 128; ++j)
       if (block[i][j] != 0) di_fail("calloc memory not zero", (uint64_t)i);

@@ -41,23 +41,23 @@ static void table_free(Table* t) {
 
 /* A new node of 24..128 B with its payload filled from its value. */
 static Node* new_node(uint64_t* rng, uint32_t op, Node* l, Node* r) {
-  const uint32_t size = (uint32_t)di_range(rng, 32, 128);
+  const uint32_t size = (uint32_t)splitmix_range(rng, 32, 128);
   Node* n = di_check(malloc(size), "node");
   n->left = l;
   n->right = r;
   n->op = op;
   n->size = size;
-  n->value = di_next(rng) & 0xffff;
+  n->value = splitmix_next(rng) & 0xffff;
   memset(n + 1, (int)(n->value & 0xff), size - sizeof *n);
   return n;
 }
 
 /* A random expression tree of the given depth. */
 static Node* parse(uint64_t* rng, int depth) {
-  if (depth == 0 || di_range(rng, 0, 3) == 0) return new_node(rng, 0, NULL, NULL);
+  if (depth == 0 || splitmix_range(rng, 0, 3) == 0) return new_node(rng, 0, NULL, NULL);
   Node* l = parse(rng, depth - 1);
   Node* r = parse(rng, depth - 1);
-  return new_node(rng, (uint32_t)di_range(rng, 1, 3), l, r);
+  return new_node(rng, (uint32_t)splitmix_range(rng, 1, 3), l, r);
 }
 
 /* Folds a tree to a value and frees it, checking each node's payload first. */
@@ -75,7 +75,7 @@ static uint64_t fold(Node* n) {
 
 /* A symbol name of 8..40 characters. */
 static char* symbol(uint64_t* rng, uint64_t id) {
-  const size_t n = di_range(rng, 8, 40);
+  const size_t n = splitmix_range(rng, 8, 40);
   char* s = di_check(malloc(n + 1), "symbol");
   snprintf(s, n + 1, "sym_%llu_%0*d", (unsigned long long)id, (int)n, 0);
   return s;
@@ -84,13 +84,13 @@ static char* symbol(uint64_t* rng, uint64_t id) {
 /* One function: statements (trees) parsed, folded and dropped, a register map calloc'ed,
  * symbols added to the unit's table, one node in 64 kept in the long-lived list. */
 static uint64_t function(uint64_t* rng, Table* unit_syms, Node** keep, uint64_t id) {
-  const size_t regs = di_range(rng, 64, 2048);
+  const size_t regs = splitmix_range(rng, 64, 2048);
   uint32_t* regmap = di_check(calloc(regs, sizeof *regmap), "register map");
   uint64_t sum = 0;
-  const int stmts = (int)di_range(rng, 4, 16);
+  const int stmts = (int)splitmix_range(rng, 4, 16);
   for (int s = 0; s < stmts; ++s) {
-    Node* tree = parse(rng, (int)di_range(rng, 3, 7));
-    if ((di_next(rng) & 63) == 0) *keep = new_node(rng, 0, *keep, NULL);
+    Node* tree = parse(rng, (int)splitmix_range(rng, 3, 7));
+    if ((splitmix_next(rng) & 63) == 0) *keep = new_node(rng, 0, *keep, NULL);
     const uint64_t v = fold(tree);
     regmap[v % regs] += 1;
     sum += v;

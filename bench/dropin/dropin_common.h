@@ -15,22 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* splitmix64: tiny, fast, the same sequence on every machine. */
-static inline uint64_t di_next(uint64_t* state) {
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-/* A value in [lo, hi]. */
-static inline uint64_t di_range(uint64_t* state, uint64_t lo, uint64_t hi) {
-  return lo + di_next(state) % (hi - lo + 1);
-}
+#include "../common/splitmix.h"
 
 /* A log-uniform size in [lo, hi]: as many small as large blocks per doubling. */
 static inline size_t di_log_uniform(uint64_t* state, size_t lo, size_t hi) {
-  const double u = (double)(di_next(state) >> 11) / 9007199254740992.0;
+  const double u = (double)(splitmix_next(state) >> 11) / 9007199254740992.0;
   const double v = exp(log((double)lo) + u * (log((double)hi) - log((double)lo)));
   return v < (double)lo ? lo : v > (double)hi ? hi : (size_t)v;
 }
@@ -38,7 +27,7 @@ static inline size_t di_log_uniform(uint64_t* state, size_t lo, size_t hi) {
 /* A 64-bit hash of one value (the splitmix finaliser): the per-object checksum term. */
 static inline uint64_t di_hash(uint64_t v) {
   uint64_t s = v;
-  return di_next(&s);
+  return splitmix_next(&s);
 }
 
 /* Dies with a message: a failed check is the allocator's fault, and the driver must see it. */

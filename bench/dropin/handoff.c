@@ -63,8 +63,8 @@ static Batch* make_batch(int k, long seq) {
   Batch* b = di_check(malloc(sizeof *b), "batch");
   uint64_t rng = ((uint64_t)k << 40) ^ (uint64_t)seq;
   for (int i = 0; i < BATCH; ++i) {
-    const uint64_t r = di_next(&rng);
-    b->size[i] = (r & 15) == 0 ? di_range(&rng, 513, 4096) : di_range(&rng, 16, 512);
+    const uint64_t r = splitmix_next(&rng);
+    b->size[i] = (r & 15) == 0 ? splitmix_range(&rng, 513, 4096) : splitmix_range(&rng, 16, 512);
     b->id[i] = ((uint64_t)k << 48) | ((uint64_t)seq << 8) | (uint64_t)i;
     b->obj[i] = di_check(malloc(b->size[i]), "message");
     di_fill(b->obj[i], b->size[i], b->id[i]);

@@ -39,7 +39,7 @@ static uint64_t churn(long steps, uint64_t* rng) {
   size_t size[POOL] = {0};
   uint64_t ids[POOL] = {0}, sum = 0;
   for (long i = 0; i < steps + POOL; ++i) {
-    const int k = i < POOL ? (int)i : (int)(di_next(rng) % POOL);
+    const int k = i < POOL ? (int)i : (int)(splitmix_next(rng) % POOL);
     if (block[k] != NULL) {
       sum += check(block[k], size[k], ids[k]);
       free(block[k]);

@@ -74,8 +74,8 @@ static void* worker(void* arg) {
   uint64_t rng = ((uint64_t)w->chain << 32) ^ (uint64_t)w->done, sum = 0;
   const long end = w->done + LIFETIME < per_thread_total ? w->done + LIFETIME : per_thread_total;
   for (; w->done < end; ++w->done) {
-    const uint64_t r = di_next(&rng);
-    const size_t size = (r & 15) == 0 ? di_range(&rng, 1025, 8192) : di_range(&rng, 24, 1024);
+    const uint64_t r = splitmix_next(&rng);
+    const size_t size = (r & 15) == 0 ? splitmix_range(&rng, 1025, 8192) : splitmix_range(&rng, 24, 1024);
     const uint64_t id = ((uint64_t)w->chain << 40) | (uint64_t)w->done;
     Header* h = make(id, size);
     sum += di_hash(id);

@@ -40,13 +40,13 @@ static uint64_t burst(long k) {
   void** obj = di_check(malloc(cap * sizeof *obj), "object table");
   size_t* size = di_check(malloc(cap * sizeof *size), "size table");
   while (total < (size_t)bytes_per_thread) {
-    size[n] = di_range(&rng, 16, 512);
+    size[n] = splitmix_range(&rng, 16, 512);
     obj[n] = di_check(malloc(size[n]), "object");
     di_fill(obj[n], size[n], ((uint64_t)k << 32) | n);
     total += size[n++];
   }
   for (size_t i = n; i > 1; --i) { /* Fisher-Yates, objects and sizes together */
-    const size_t j = di_next(&rng) % i;
+    const size_t j = splitmix_next(&rng) % i;
     void* t = obj[i - 1]; obj[i - 1] = obj[j]; obj[j] = t;
     const size_t s = size[i - 1]; size[i - 1] = size[j]; size[j] = s;
   }

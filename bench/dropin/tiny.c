@@ -24,9 +24,9 @@ static uint64_t hash_str(const char* s) {
 /* A random word from a small alphabet of syllables (so that some repeat). */
 static char* make_word(uint64_t* rng) {
   static const char* syl[] = {"ka", "lo", "mi", "ne", "ru", "sa", "to", "vi"};
-  const int parts = (int)di_range(rng, 2, 5);
+  const int parts = (int)splitmix_range(rng, 2, 5);
   char* w = di_check(malloc((size_t)parts * 2 + 1), "word");
-  for (int i = 0; i < parts; ++i) memcpy(w + 2 * i, syl[di_next(rng) % 8], 2);
+  for (int i = 0; i < parts; ++i) memcpy(w + 2 * i, syl[splitmix_next(rng) % 8], 2);
   w[parts * 2] = '\0';
   return w;
 }

@@ -11,7 +11,7 @@ int main(int argc, char** argv) {
   double** live = fid_check(calloc((size_t)arrays, sizeof(double*)), "table");
   size_t* counts = fid_check(calloc((size_t)arrays, sizeof(size_t)), "table");
   for (long i = 0; i < arrays; ++i) {
-    const size_t bytes = (size_t)fid_range(&rng, 16, 48) << 20;
+    const size_t bytes = (size_t)splitmix_range(&rng, 16, 48) << 20;
     const size_t n = bytes / sizeof(double);
     double* a = fid_check(calloc(n, sizeof(double)), "calloc");
     /* A dense head (64 KiB) and one value per 256 KiB: about 1.5 % of the pages. */

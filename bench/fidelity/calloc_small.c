@@ -9,7 +9,7 @@ int main(int argc, char** argv) {
   uint64_t rng = 42, sum = 0xcbf29ce484222325ull;
   unsigned char** blocks = fid_check(malloc(sizeof(unsigned char*) * (size_t)count), "table");
   for (long i = 0; i < count; ++i) {
-    const size_t size = (size_t)fid_range(&rng, 4096, 65536);
+    const size_t size = (size_t)splitmix_range(&rng, 4096, 65536);
     unsigned char* b = fid_check(calloc(1, size), "calloc");
     /* A header in the first bytes, and the zeros after it that the program relies on
      * (read within the first cache line only: the rest of the block stays untouched). */

@@ -8,18 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* splitmix64: tiny, fast and the same sequence on every machine. */
-static inline uint64_t fid_next(uint64_t* state) {
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-/* A value in [lo, hi]. */
-static inline uint64_t fid_range(uint64_t* state, uint64_t lo, uint64_t hi) {
-  return lo + fid_next(state) % (hi - lo + 1);
-}
+#include "../common/splitmix.h"
 
 /* FNV-1a over bytes, folded into a running checksum. */
 static inline uint64_t fid_mix(uint64_t h, const void* data, size_t n) {

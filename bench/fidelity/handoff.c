@@ -28,9 +28,9 @@ static long per_producer;
 static uint64_t sums[kConsumers];
 
 static size_t message_size(uint64_t* rng) {
-  const uint64_t r = fid_next(rng) % 1000;
-  if (r < 900) return (size_t)fid_range(rng, 32, 1024);
-  if (r < 998) return (size_t)fid_range(rng, 1024, 16384);
+  const uint64_t r = splitmix_next(rng) % 1000;
+  if (r < 900) return (size_t)splitmix_range(rng, 32, 1024);
+  if (r < 998) return (size_t)splitmix_range(rng, 1024, 16384);
   return 128 * 1024;
 }
 

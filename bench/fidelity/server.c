@@ -21,20 +21,20 @@ static void* worker(void* arg) {
   for (long r = 0; r < per_worker; ++r) {
     /* Scratch: a few buffers that live for this request only. */
     unsigned char* scratch[6];
-    const int n = (int)fid_range(&rng, 2, 6);
+    const int n = (int)splitmix_range(&rng, 2, 6);
     for (int k = 0; k < n; ++k) {
-      const size_t size = (size_t)fid_range(&rng, 64, 8192);
+      const size_t size = (size_t)splitmix_range(&rng, 64, 8192);
       scratch[k] = fid_check(malloc(size), "scratch");
       memset(scratch[k], k + 1, size);
       sum += scratch[k][size - 1];
     }
     /* The result, which outlives the request. */
-    const size_t size = (size_t)fid_range(&rng, 48, 4096);
+    const size_t size = (size_t)splitmix_range(&rng, 48, 4096);
     unsigned char* obj = fid_check(malloc(size), "object");
     memset(obj, (int)(r & 0xff), size);
     sum += fid_mix_u64(index, (uint64_t)r) ^ size;
     for (int k = 0; k < n; ++k) free(scratch[k]);
-    const size_t slot = (size_t)(fid_next(&rng) % kSlots);
+    const size_t slot = (size_t)(splitmix_next(&rng) % kSlots);
     pthread_mutex_t* lock = &stripes[slot % kStripes];
     pthread_mutex_lock(lock);
     void* old = slots[slot];

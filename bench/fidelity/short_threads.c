@@ -16,8 +16,8 @@ static void* run(void* arg) {
   size_t sizes[kObjects];
   for (int round = 0; round < 12; ++round) {
     for (int k = 0; k < kObjects; ++k) {
-      const uint64_t r = fid_next(&rng) % 16;
-      sizes[k] = (size_t)(r < 12 ? fid_range(&rng, 32, 1024) : fid_range(&rng, 1024, 16384));
+      const uint64_t r = splitmix_next(&rng) % 16;
+      sizes[k] = (size_t)(r < 12 ? splitmix_range(&rng, 32, 1024) : splitmix_range(&rng, 1024, 16384));
       objs[k] = fid_check(malloc(sizes[k]), "object");
       memset(objs[k], (int)(k + round), sizes[k]);
     }
