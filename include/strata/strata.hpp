@@ -57,6 +57,7 @@
 #include "strata/threads/pho_thread_heap.hpp"
 #include "strata/threads/accounted_segments.hpp"
 #include "strata/threads/delayed_purge.hpp"
+#include "strata/threads/heap_pool.hpp"
 #include "strata/threads/heap_registry.hpp"
 #include "strata/threads/huge_chunk_cache.hpp"
 #include "strata/threads/huge_object_heap.hpp"

@@ -22,6 +22,7 @@
 #include <new>
 
 #include "strata/detail/align.hpp"
+#include "strata/detail/slot_masks.hpp"
 #include "strata/threads/accounted_segments.hpp"
 
 namespace strata {
@@ -122,7 +123,7 @@ class SegmentSlots {
       first = static_cast<int>(from);
     }
     const auto i = static_cast<std::size_t>(first);
-    const std::uint64_t mask = spanMask(i, n);
+    const std::uint64_t mask = detail::spanMask(i, n);
     const auto wasDirty = static_cast<std::size_t>(std::popcount(seg->dirtySlots & mask));
     dirty_ -= wasDirty;
     used_ += n;
@@ -148,7 +149,7 @@ class SegmentSlots {
     Segment* seg = segmentOfPage(page);
     const auto first = static_cast<std::size_t>(page - seg->pages);
     const std::size_t n = seg->spanLen[first];
-    const std::uint64_t mask = spanMask(first, n);
+    const std::uint64_t mask = detail::spanMask(first, n);
     seg->spanLen[first] = 0;
     for (std::size_t i = first; i < first + n; ++i) seg->spanOf[i] = static_cast<std::uint8_t>(i);
     if (seg->dirtySlots == 0) seg->dirtyAt = now;
@@ -213,29 +214,6 @@ class SegmentSlots {
 
   static std::uintptr_t addr(const void* p) noexcept { return reinterpret_cast<std::uintptr_t>(p); }
 
-  static std::uint64_t spanMask(std::size_t first, std::size_t n) noexcept {
-    return (n == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1) << first;
-  }
-
-  // The first run of n set bits from bit `from` on, or -1: log2(n) shift-and-ands (bit i
-  // survives when bits i..i+n-1 are all set) and a ctz.
-  static int findRun(std::uint64_t m, std::size_t n, std::size_t from) noexcept {
-    for (std::size_t have = 1; have < n && m != 0;) {
-      const std::size_t step = have < n - have ? have : n - have;
-      m &= m >> step;
-      have += step;
-    }
-    m &= ~std::uint64_t{0} << from;
-    return m == 0 ? -1 : std::countr_zero(m);
-  }
-
-  // Longest run of set bits: each shift-and-and shortens every run by one.
-  static std::size_t longestRun(std::uint64_t m) noexcept {
-    std::size_t n = 0;
-    for (; m != 0; ++n) m &= m >> 1;
-    return n;
-  }
-
   // The segment for a page of n slots from slot `from` on, and the run's first slot: the
   // tightest segment with such a run of still-committed free slots (no page faults), else the
   // tightest with any such free run; nullptr if none. Looks at a few segments of each
@@ -248,12 +226,12 @@ class SegmentSlots {
       int looks = 0;
       for (Segment* seg = byRun_[run]; seg != nullptr && looks < kLooks; seg = seg->next, ++looks) {
         if (seg->dirtySlots != 0) {
-          first = findRun(seg->dirtySlots, n, from);
+          first = detail::findRun(seg->dirtySlots, n, from);
           committed = first >= 0;
           if (committed) return seg;
         }
         if (clean == nullptr) {
-          cleanFirst = findRun(seg->freeSlots, n, from);
+          cleanFirst = detail::findRun(seg->freeSlots, n, from);
           if (cleanFirst >= 0) clean = seg;
         }
       }
@@ -273,7 +251,7 @@ class SegmentSlots {
       if (i == 0) from += HeaderBytes;
       source_->decommit(from, static_cast<std::size_t>(to - from), how);
       if (i == 0) source_->uncommit(HeaderBytes);
-      d &= ~spanMask(i, n);
+      d &= ~detail::spanMask(i, n);
     }
     if (how == Decommit::Now) seg->zeroSlots |= seg->dirtySlots;
     dirty_ -= static_cast<std::size_t>(std::popcount(seg->dirtySlots));
@@ -310,7 +288,7 @@ class SegmentSlots {
 
   // Refiles a segment under its longest free run after its slots changed.
   void refile(Segment* seg) noexcept {
-    const std::size_t run = longestRun(seg->freeSlots);
+    const std::size_t run = detail::longestRun(seg->freeSlots);
     if (run == seg->maxRun) return;
     unlink(seg);
     seg->maxRun = run;

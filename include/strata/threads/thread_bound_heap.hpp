@@ -1,6 +1,6 @@
 // ThreadBoundHeap: one Local heap (a PageQueues composition) per thread, over the process-wide
-// source Super: binding threads to heaps, the registry of heaps, orphans, fork, and the
-// sweep that purges heaps of threads that went quiet.
+// source Super: binding threads to heaps (heap_registry.hpp), the pool of heaps and orphans
+// (heap_pool.hpp), fork, and the sweep that purges heaps of threads that went quiet.
 //
 // Binding: a thread binds to a Local heap on its first malloc (an initial-exec TLS record:
 // this instance's id and the heap; no constructor, so no __cxa_thread_atexit). A
@@ -29,6 +29,7 @@
 
 #include "strata/detail/align.hpp"
 #include "strata/detail/spin_lock.hpp"
+#include "strata/threads/heap_pool.hpp"
 #include "strata/threads/heap_registry.hpp"
 #include "strata/threads/strata_tunables.hpp"
 
@@ -90,7 +91,7 @@ class ThreadBoundHeap : public Super {
   // Forgets the registry entry and unmaps the heaps' records (Super unmaps the segments).
   ~ThreadBoundHeap() {
     detail::heapRegistry.remove(id_);
-    for (Bound* h = all_; h != nullptr;) {
+    for (Bound* h = pool_.first(); h != nullptr;) {
       Bound* next = h->nextAll;
       Super::unmapRecord(h, kBoundBytes);
       h = next;
@@ -169,9 +170,7 @@ class ThreadBoundHeap : public Super {
   // gives the shared segment cache back. (Other running threads' heaps are theirs.)
   void trimHeaps() noexcept {
     if (detail::heapBinding.instance == id_) tidy(static_cast<Bound*>(ownerOf(detail::heapBinding.heap)));
-    poolLock_.lock();
-    for (Bound* h = orphans_; h != nullptr; h = h->nextOrphan) tidy(h);
-    poolLock_.unlock();
+    pool_.forEachOrphan([this](Bound* h) { tidy(h); });
     tidy(shared_);
     Super::purgeCache(Super::nowMs(), true);
   }
@@ -179,21 +178,14 @@ class ThreadBoundHeap : public Super {
   // pthread_atfork handlers: every lock this heap takes, in its order.
   void prepareFork() noexcept {
     detail::heapRegistry.lock.lock();
-    poolLock_.lock();
-    for (Bound* h = all_; h != nullptr; h = h->nextAll) h->lock.lock();
+    pool_.lockAll();
     Super::lockAll();
   }
   void parentAfterFork() noexcept { unlockAfterFork(); }
   // In the child only the forking thread exists: every other bound heap becomes an orphan.
   void childAfterFork() noexcept {
     Bound* mine = detail::heapBinding.instance == id_ ? static_cast<Bound*>(ownerOf(detail::heapBinding.heap)) : nullptr;
-    for (Bound* h = all_; h != nullptr; h = h->nextAll) {
-      if (h != mine && h != shared_ && !h->orphaned) {
-        h->orphaned = true;
-        h->nextOrphan = orphans_;
-        orphans_ = h;
-      }
-    }
+    pool_.orphanAllBut(mine, shared_);
     unlockAfterFork();
   }
 
@@ -233,14 +225,7 @@ class ThreadBoundHeap : public Super {
   Bound* bind() noexcept {
     if (detail::heapBinding.exited) return nullptr;
     detail::heapRegistry.unbind();
-    poolLock_.lock();
-    Bound* h = orphans_;
-    if (h != nullptr) {
-      orphans_ = h->nextOrphan;
-      h->orphaned = false;
-      h->nextOrphan = nullptr;
-    }
-    poolLock_.unlock();
+    Bound* h = pool_.adopt();
     if (h == nullptr) h = makeHeap();
     if (h == nullptr) return nullptr;
     detail::heapRegistry.bind(id_, static_cast<Owner*>(h), this);
@@ -251,10 +236,7 @@ class ThreadBoundHeap : public Super {
     void* m = Super::mapRecord(kBoundBytes);
     if (m == nullptr) return nullptr;
     auto* h = new (m) Bound(*this);
-    poolLock_.lock();
-    h->nextAll = all_;
-    all_ = h;
-    poolLock_.unlock();
+    pool_.add(h);
     return h;
   }
 
@@ -263,13 +245,7 @@ class ThreadBoundHeap : public Super {
   void orphan(Bound* h) noexcept {
     if (h == nullptr) return;
     tidy(h, Decommit::Lazy);
-    poolLock_.lock();
-    if (!h->orphaned) {
-      h->orphaned = true;
-      h->nextOrphan = orphans_;
-      orphans_ = h;
-    }
-    poolLock_.unlock();
+    pool_.orphan(h);
   }
 
   void tidy(Bound* h, Decommit how = Decommit::Now) noexcept {
@@ -281,8 +257,7 @@ class ThreadBoundHeap : public Super {
 
   void unlockAfterFork() noexcept {
     Super::unlockAll();
-    for (Bound* h = all_; h != nullptr; h = h->nextAll) h->lock.unlock();
-    poolLock_.unlock();
+    pool_.unlockAll();
     detail::heapRegistry.lock.unlock();
   }
 
@@ -334,10 +309,7 @@ class ThreadBoundHeap : public Super {
     if (now < due || !nextSweep_.compare_exchange_strong(due, now + Super::tunables().purgeDelayMs,
                                                          std::memory_order_relaxed))
       return;
-    poolLock_.lock();
-    Bound* first = all_;
-    poolLock_.unlock();
-    for (Bound* h = first; h != nullptr; h = h->nextAll) {
+    for (Bound* h = pool_.first(); h != nullptr; h = h->nextAll) {
       if (!h->lock.try_lock()) continue;
       h->purgeIfDue(now);
       h->lock.unlock();
@@ -347,9 +319,7 @@ class ThreadBoundHeap : public Super {
 
   std::uint64_t id_ = 0;
   Bound* shared_ = nullptr;
-  SpinLock poolLock_;
-  Bound* all_ = nullptr;
-  Bound* orphans_ = nullptr;
+  HeapPool<Bound> pool_;
   std::atomic<std::uint64_t> nextSweep_{0};
 };
 
