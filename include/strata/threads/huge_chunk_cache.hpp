@@ -7,6 +7,7 @@
 // Bounded: at most tunables().hugeCacheChunks chunks and hugeCacheBytes committed bytes,
 // each kept at most purgeDelayMs. Behind a spin lock; every call is on a slow path.
 #pragma once
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -46,6 +47,7 @@ class HugeChunkCache {
       e = entries_[best];
       entries_[best] = entries_[--count_];
       bytes_ -= e.committed;
+      updateOldest();
     }
     lock_.unlock();
     return e;
@@ -59,6 +61,7 @@ class HugeChunkCache {
     if (keep) {
       entries_[count_++] = e;
       bytes_ += e.committed;
+      updateOldest();
     }
     lock_.unlock();
     return keep;
@@ -78,27 +81,30 @@ class HugeChunkCache {
       }
     }
     count_ = kept;
+    updateOldest();
     lock_.unlock();
     return n;
   }
 
-  // The oldest entry's time, ~0 when empty (read under the lock).
-  std::uint64_t oldest() noexcept {
-    lock_.lock();
-    std::uint64_t t = ~std::uint64_t{0};
-    for (std::size_t i = 0; i < count_; ++i)
-      if (entries_[i].since < t) t = entries_[i].since;
-    lock_.unlock();
-    return t;
-  }
-
-  std::size_t committedBytes() const noexcept { return bytes_; }
+  // When the oldest cached chunk was cached (ms), ~0 when the cache is empty: one relaxed
+  // load, so the heap can tell on every huge malloc and free whether anything is due
+  // without taking the lock.
+  std::uint64_t oldestSince() const noexcept { return oldest_.load(std::memory_order_relaxed); }
 
   void lock() noexcept { lock_.lock(); }
   void unlock() noexcept { lock_.unlock(); }
 
  private:
+  // Under the lock, after every change of the entries.
+  void updateOldest() noexcept {
+    std::uint64_t t = ~std::uint64_t{0};
+    for (std::size_t i = 0; i < count_; ++i)
+      if (entries_[i].since < t) t = entries_[i].since;
+    oldest_.store(t, std::memory_order_relaxed);
+  }
+
   SpinLock lock_;
+  std::atomic<std::uint64_t> oldest_{~std::uint64_t{0}};
   std::size_t count_ = 0;
   std::size_t bytes_ = 0;
   Entry entries_[MaxChunks] = {};
