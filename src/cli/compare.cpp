@@ -35,8 +35,11 @@ constexpr std::string_view kHelp =
     "  -- COMMAND [ARGS...]  record COMMAND (every process it starts) with `strata record`,\n"
     "                        compare on each process's trace, and run COMMAND live\n"
     "\n"
-    "  --allocators LIST     comma-separated names (default: every one `strata allocators`\n"
-    "                        lists); one that is not installed or built shows as unavailable\n"
+    "  --allocators LIST     comma-separated allocator specs (default: every one `strata\n"
+    "                        allocators` lists); one that is not installed or built shows as\n"
+    "                        unavailable. A spec is a name, a library path, either with\n"
+    "                        settings: 'mine=./libmine.so,jemalloc:MALLOC_CONF=narenas:1'\n"
+    "                        (`strata run --help`); may be given more than once\n"
     "  --out DIR             where results go (default ./strata-compare; files are overwritten)\n"
     "  --runs N              replays (and live runs) per allocator, the median is shown (default 3)\n"
     "  --threads N           replay threads: 0 the program's, as recorded (default); N a fixed\n"
@@ -85,12 +88,31 @@ void writeResults(const fs::path& out, const std::string& report, const CompareS
 int runCompare(std::span<char* const> args) {
   Options o;
   if (const std::string err = parseOptions(args, o); !err.empty()) return usageError(err);
-  for (const std::string& name : o.allocators) {
-    if (registry::findAllocator(name) == nullptr) {
-      std::fprintf(stderr, "strata compare: unknown allocator '%s'; known allocators: %s\n",
-                   name.c_str(), registry::knownAllocatorNames().c_str());
+  // Every allocator spec parses, has a label of its own, and (when its library is there)
+  // preloads and takes over malloc: checked before anything runs.
+  const registry::SearchDirs dirs = registry::defaultSearchDirs();
+  std::vector<registry::ResolvedAllocator> where;
+  std::size_t available = 0;
+  for (const std::string& text : o.allocators) {
+    registry::AllocatorSpec spec;
+    if (const std::string err = registry::parseSpec(text, spec); !err.empty()) {
+      std::fprintf(stderr, "strata compare: %s\n", err.c_str());
       return 2;
     }
+    for (const registry::ResolvedAllocator& other : where)
+      if (other.spec.label == spec.label) {
+        std::fprintf(stderr, "strata compare: two allocators are labelled '%s' ('%s' and '%s'); "
+                     "name one: LABEL=SPEC\n", spec.label.c_str(), other.spec.text.c_str(),
+                     spec.text.c_str());
+        return 2;
+      }
+    where.push_back(registry::resolve(spec, dirs));
+    if (!where.back().available) continue;
+    if (const registry::ProbeResult p = registry::probe(where.back()); !p.ok) {
+      std::fprintf(stderr, "strata compare: %s\n", p.reason.c_str());
+      return 2;
+    }
+    ++available;
   }
   // A command that cannot run is an error before anything runs.
   if (!o.command.empty()) {
@@ -134,13 +156,6 @@ int runCompare(std::span<char* const> args) {
                             (family && (traces.size() > 1 || !command.skippedProcesses.empty()));
   const CommandReport* commandOut = commandBlock ? &command : nullptr;
 
-  const registry::SearchDirs dirs = registry::defaultSearchDirs();
-  std::vector<registry::Location> where;
-  std::size_t available = 0;
-  for (const std::string& name : o.allocators) {
-    where.push_back(registry::locate(*registry::findAllocator(name), dirs));
-    if (where.back().available) ++available;
-  }
 
   std::string report = "strata compare: " + std::to_string(o.allocators.size()) + " allocators (" +
                        std::to_string(available) + " available) on " + intro + ", " +

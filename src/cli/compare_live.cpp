@@ -21,35 +21,36 @@ std::string slurp(const fs::path& p) {
 
 }  // namespace
 
-void runLive(const Options& o, const std::vector<registry::Location>& where, LiveReport& live,
+void runLive(const Options& o, const std::vector<registry::ResolvedAllocator>& where, LiveReport& live,
              const std::function<void(const std::string&)>& step) {
   const fs::path dir = fs::path(o.outDir) / "live";
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw std::runtime_error("cannot create " + dir.string() + ": " + ec.message());
 
-  const std::size_t n = o.allocators.size();
+  const std::size_t n = where.size();
   live.rows.assign(n, {});
   std::vector<std::vector<support::ProcessResult>> results(n);
   std::vector<std::vector<std::string>> outputs(n);  // stdout file of each run
   std::size_t reference = n;
   for (std::size_t a = 0; a < n; ++a) {
-    live.rows[a].allocator = o.allocators[a];
-    if (o.allocators[a] == "glibc") reference = a;
+    live.rows[a].allocator = where[a].spec.label;
+    if (where[a].spec.text == "glibc") reference = a;
   }
   if (reference == n)
     for (std::size_t a = 0; a < n && reference == n; ++a)
       if (where[a].available) reference = a;
-  if (reference < n) live.reference = o.allocators[reference];
+  if (reference < n) live.reference = where[reference].spec.label;
 
   for (unsigned round = 0; round < o.runs; ++round) {
     for (std::size_t a = 0; a < n; ++a) {
       if (!where[a].available) continue;
-      const std::string& name = o.allocators[a];
+      const std::string& name = where[a].spec.label;
       step("live: " + name + " run " + std::to_string(round + 1) + "/" + std::to_string(o.runs));
       support::ChildSpec spec;
       spec.argv = o.command;
-      spec.preload = where[a].path;  // empty for glibc
+      spec.preload = where[a].preload;  // empty for glibc
+      registry::addSettings(where[a].spec, spec.set);
       spec.stdoutPath = (dir / (fileSafe(name) + ".run" + std::to_string(round + 1) + ".stdout")).string();
       spec.ownPeakRss = true;  // the command's own peak RSS, not this process's size
       outputs[a].push_back(spec.stdoutPath);
@@ -63,7 +64,7 @@ void runLive(const Options& o, const std::vector<registry::Location>& where, Liv
     LiveRow& row = live.rows[a];
     if (!where[a].available) {
       row.status = LiveStatus::Unavailable;
-      row.detail = registry::howToGet(where[a]);
+      row.detail = where[a].detail;
       continue;
     }
     const auto& runs = results[a];

@@ -33,7 +33,7 @@ std::string parseOptions(std::span<char* const> args, Options& o) {
     } else if (g.name == "--all-processes") {
       o.allProcesses = true;
     } else if (g.name == "--allocators") {
-      o.allocators = support::splitList(value);
+      for (const std::string& spec : registry::splitSpecList(value)) o.allocators.push_back(spec);
       haveAllocators = true;
     } else if (g.name == "--process") {
       for (const std::string& name : support::splitList(value)) {

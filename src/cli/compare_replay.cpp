@@ -11,7 +11,7 @@ namespace {
 
 // Every run of one allocator on one trace.
 struct Runs {
-  const registry::Location* where = nullptr;
+  const registry::ResolvedAllocator* where = nullptr;
   std::vector<replay::ReplayResult> results;
   std::vector<std::string> seriesFiles;  // one per result
   bool failed = false;
@@ -52,7 +52,7 @@ AllocatorRow makeRow(const std::string& allocator, Runs& runs, const fs::path& o
   }
   row.median = runs.results[pick];
   row.median.allocator = allocator;
-  const std::string kept = "series/" + traceName + "-" + allocator + ".csv";
+  const std::string kept = "series/" + traceName + "-" + fileSafe(allocator) + ".csv";
   std::error_code ec;
   for (std::size_t i = 0; i < runs.seriesFiles.size(); ++i) {
     const fs::path file = runs.seriesFiles[i];
@@ -72,7 +72,7 @@ AllocatorRow makeRow(const std::string& allocator, Runs& runs, const fs::path& o
 
 }  // namespace
 
-void replayTrace(const Options& o, const std::vector<registry::Location>& where,
+void replayTrace(const Options& o, const std::vector<registry::ResolvedAllocator>& where,
                  const registry::SearchDirs& dirs, TraceReport& trace,
                  const std::function<void(const std::string&)>& step,
                  const std::function<void(std::size_t)>& skip) {
@@ -83,15 +83,15 @@ void replayTrace(const Options& o, const std::vector<registry::Location>& where,
     for (std::size_t a = 0; a < runs.size(); ++a) {
       Runs& r = runs[a];
       if (!r.where->available || r.failed) continue;
-      const std::string& name = o.allocators[a];
+      const std::string& name = r.where->spec.label;
       step(trace.name + ": " + name + " run " + std::to_string(round + 1) + "/" +
            std::to_string(o.runs));
       replay::ReplayOptions ro;
       ro.tracePath = trace.path;
-      ro.allocator = name;
+      ro.allocator = r.where->spec.text;
       ro.threads = o.threads;
       ro.heapLimit = o.heapLimit;
-      ro.seriesPath = (out / "series" / (trace.name + "-" + name + ".run" +
+      ro.seriesPath = (out / "series" / (trace.name + "-" + fileSafe(name) + ".run" +
                                          std::to_string(round + 1) + ".csv")).string();
       r.seriesFiles.push_back(ro.seriesPath);
       r.results.push_back(replay::runReplay(ro, dirs));
@@ -102,13 +102,13 @@ void replayTrace(const Options& o, const std::vector<registry::Location>& where,
     }
   }
   for (std::size_t a = 0; a < runs.size(); ++a) {
-    const std::string& name = o.allocators[a];
+    const std::string& name = where[a].spec.label;
     if (!runs[a].where->available) {
       AllocatorRow row;
       row.allocator = name;
       row.median.allocator = name;
       row.median.status = replay::ReplayStatus::Unavailable;
-      row.median.detail = registry::howToGet(*runs[a].where);
+      row.median.detail = runs[a].where->detail;
       trace.rows.push_back(row);
       continue;
     }

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "allocator_registry.hpp"
+#include "allocator_spec.hpp"
 #include "compare_report.hpp"
 
 namespace strata::cli::compare {
@@ -64,14 +65,14 @@ std::vector<std::string> childTraces(const std::string& trace);
 // Replays one trace --runs rounds on every allocator (taking turns within a round) and fills
 // its rows. `step` is called before each replay with a label, `skip` with the number of runs
 // left out after a failure. Throws std::runtime_error for an unreadable trace.
-void replayTrace(const Options& o, const std::vector<registry::Location>& where,
+void replayTrace(const Options& o, const std::vector<registry::ResolvedAllocator>& where,
                  const registry::SearchDirs& dirs, TraceReport& trace,
                  const std::function<void(const std::string&)>& step,
                  const std::function<void(std::size_t)>& skip);
 
 // Runs the command itself --runs rounds on every allocator and fills `live`.
 // `step` is called before each run with a label.
-void runLive(const Options& o, const std::vector<registry::Location>& where, LiveReport& live,
+void runLive(const Options& o, const std::vector<registry::ResolvedAllocator>& where, LiveReport& live,
              const std::function<void(const std::string&)>& step);
 
 // The combined verdict over the processes (command.combined, fastest, smallest) and the

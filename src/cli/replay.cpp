@@ -1,4 +1,4 @@
-// `strata replay FILE --allocator NAME [--json] [--threads N] [--heap-limit SIZE] [--no-write]
+// `strata replay FILE --allocator SPEC [--json] [--threads N] [--heap-limit SIZE] [--no-write]
 // [--series CSV]`: replays a trace against one allocator in a child process (runReplay) and
 // prints what it measured, as a readable block or one JSON object.
 #include <cerrno>
@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "allocator_registry.hpp"
+#include "allocator_spec.hpp"
 #include "command.hpp"
 #include "options.hpp"
 #include "replay_runner.hpp"
@@ -17,11 +18,11 @@ namespace strata::cli {
 namespace {
 
 constexpr std::string_view kHelp =
-    "usage: strata replay FILE --allocator NAME [--json] [--threads N] [--heap-limit SIZE]\n"
+    "usage: strata replay FILE --allocator SPEC [--json] [--threads N] [--heap-limit SIZE]\n"
     "                     [--no-write] [--series CSV]\n"
     "\n"
     "Replays the allocation trace FILE (from `strata record`, `strata generate` or `strata\n"
-    "import`) against the allocator NAME, in a child process with NAME's library preloaded,\n"
+    "import`) against the allocator SPEC, in a child process with its library preloaded,\n"
     "writing the bytes the program touched (calloc's zeroing is the allocator's), and reports\n"
     "the replay's wall and CPU time (and, with several threads, the time inside allocator\n"
     "calls), peak heap size (the allocator's start-up included), peak live bytes and\n"
@@ -29,9 +30,11 @@ constexpr std::string_view kHelp =
     "own, started and ended where the program's was when the trace records it, in its recorded\n"
     "order, waiting for objects other threads create. See docs/replay.md.\n"
     "\n"
-    "  --allocator NAME      glibc, jemalloc, mimalloc, tcmalloc, strata-kingsley, strata-lea,\n"
-    "                        strata (`strata allocators`), or none (a do-nothing allocator that\n"
-    "                        measures the replay harness alone)\n"
+    "  --allocator SPEC      glibc, jemalloc, mimalloc, tcmalloc, strata-kingsley, strata-lea,\n"
+    "                        strata (`strata allocators`), a library path (./libmine.so), or\n"
+    "                        none (a do-nothing allocator that measures the harness alone);\n"
+    "                        settings follow as :NAME=VALUE, set in the replay's environment\n"
+    "                        (jemalloc:MALLOC_CONF=narenas:1; `strata run --help` has more)\n"
     "  --json                print one JSON object instead of the table\n"
     "  --threads N           replay threads: 0 (default) the program's threads, started and\n"
     "                        ended as recorded (traces without thread events: one per\n"
@@ -43,7 +46,8 @@ constexpr std::string_view kHelp =
     "  --series CSV          write the heap/live curve (seconds,event,heap_bytes,live_bytes)\n"
     "\n"
     "Exit status: 0 when the replay ran (status ok or heap-limit); 1 when it could not (bad\n"
-    "trace, allocator not installed, replay crashed); 2 for a wrong invocation.\n";
+    "trace, allocator not installed, replay crashed); 2 for a wrong invocation or a library\n"
+    "that cannot be preloaded or does not take over malloc.\n";
 
 // A wrong invocation: the reason and the usage (command.hpp); exit status 2.
 int usageError(const std::string& why) { return cli::usageError("replay", kHelp, why); }
@@ -98,7 +102,7 @@ int runReplayCommand(std::span<char* const> args) {
   replay::ReplayOptions opt;
   bool json = false, haveAllocator = false;
   static constexpr support::OptionSpec kOptions[] = {
-      {"--allocator", true, {}, "a NAME"}, {"--threads", true, {}, "a number from 0 to 64"},
+      {"--allocator", true, {}, "a SPEC"}, {"--threads", true, {}, "a number from 0 to 64"},
       {"--heap-limit", true, {}, "a SIZE such as 512M or 2G"}, {"--series", true, {}, "a file name"},    {"--json"},          {"--no-write"}};
   support::ParsedArgs parsed;
   if (std::string err = support::parseArgs(args, kOptions, parsed); !err.empty())
@@ -134,11 +138,23 @@ int runReplayCommand(std::span<char* const> args) {
   std::string file = parsed.operands.empty() ? std::string() : parsed.operands[0];
   if (file.empty()) return usageError("missing the trace FILE");
   if (!haveAllocator)
-    return usageError("missing --allocator NAME (known: " + knownAllocatorNames() + ", none)");
-  if (opt.allocator != "none" && findAllocator(opt.allocator) == nullptr) {
-    std::fprintf(stderr, "strata replay: unknown allocator '%s'; known allocators: %s (and none)\n",
-                 opt.allocator.c_str(), knownAllocatorNames().c_str());
+    return usageError("missing --allocator SPEC (known: " + knownAllocatorNames() + ", none)");
+  AllocatorSpec spec;
+  if (const std::string err = parseSpec(opt.allocator, spec, true); !err.empty()) {
+    std::fprintf(stderr, "strata replay: %s\n", err.c_str());
     return 2;
+  }
+  {
+    const ResolvedAllocator resolved = resolve(spec, defaultSearchDirs());
+    if (!resolved.available) {
+      std::fprintf(stderr, "strata replay: allocator '%s' is not available: %s\n",
+                   spec.label.c_str(), resolved.detail.c_str());
+      return 1;
+    }
+    if (const ProbeResult p = probe(resolved); !p.ok) {
+      std::fprintf(stderr, "strata replay: %s\n", p.reason.c_str());
+      return 2;
+    }
   }
   opt.tracePath = file;
 
@@ -151,13 +167,13 @@ int runReplayCommand(std::span<char* const> args) {
   }
   if (r.status == replay::ReplayStatus::Unavailable) {
     std::fprintf(stderr, "strata replay: allocator '%s' is not available: %s\n",
-                 opt.allocator.c_str(), r.detail.c_str());
+                 spec.label.c_str(), r.detail.c_str());
     return 1;
   }
   if (json) std::printf("%s\n", replay::toJson(r).c_str());
   else printResult(file, r);
   if (r.status == replay::ReplayStatus::Ok || r.status == replay::ReplayStatus::HeapLimit) return 0;
-  std::fprintf(stderr, "strata replay: %s on %s: %s\n", replay::statusName(r.status), opt.allocator.c_str(),
+  std::fprintf(stderr, "strata replay: %s on %s: %s\n", replay::statusName(r.status), spec.label.c_str(),
                r.detail.c_str());
   return 1;
 }

@@ -1,6 +1,6 @@
-// `strata run --allocator NAME -- COMMAND [ARGS...]`: runs COMMAND with the allocator's
-// library in front of LD_PRELOAD, by exec, so that COMMAND's exit status (or the signal
-// that ended it) is strata's.
+// `strata run --allocator SPEC -- COMMAND [ARGS...]`: runs COMMAND with the allocator's
+// library in front of LD_PRELOAD and its settings in the environment, by exec, so that
+// COMMAND's exit status (or the signal that ended it) is strata's.
 #include <unistd.h>
 
 #include <cerrno>
@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "allocator_registry.hpp"
+#include "allocator_spec.hpp"
 #include "command.hpp"
 #include "options.hpp"
 
@@ -18,18 +19,28 @@ namespace strata::cli {
 namespace {
 
 constexpr std::string_view kHelp =
-    "usage: strata run --allocator NAME -- COMMAND [ARGS...]\n"
+    "usage: strata run --allocator SPEC -- COMMAND [ARGS...]\n"
     "\n"
-    "Runs COMMAND on the allocator NAME: its library is put in front of LD_PRELOAD (anything\n"
-    "already there stays after it; for glibc LD_PRELOAD is left as it is) and strata execs\n"
-    "COMMAND, so the exit status is COMMAND's own. `strata allocators` lists the names.\n"
+    "Runs COMMAND on the allocator SPEC: its library is put in front of LD_PRELOAD (anything\n"
+    "already there stays after it; for glibc LD_PRELOAD is left as it is), its settings are\n"
+    "put in the environment, and strata execs COMMAND, so the exit status is COMMAND's own.\n"
     "\n"
-    "  --allocator NAME, --allocator=NAME   the allocator to run on (required)\n"
+    "  --allocator SPEC, --allocator=SPEC   the allocator to run on (required)\n"
     "\n"
-    "Exit status: COMMAND's; 2 for a wrong invocation or an allocator that is not installed\n"
-    "or not built; 127 when COMMAND is not found, 126 when it cannot be executed.\n"
+    "SPEC is [LABEL=]BASE[:NAME=VALUE...]: BASE is a name `strata allocators` lists or a\n"
+    "library path (./libmine.so); each NAME=VALUE is set in COMMAND's environment, e.g.\n"
+    "  jemalloc:MALLOC_CONF=narenas:1,dirty_decay_ms:0\n"
+    "  glibc:GLIBC_TUNABLES=glibc.malloc.arena_max=2\n"
+    "  strata:STRATA_PURGE_DELAY_MS=0:STRATA_DIRTY_SLOTS=1\n"
+    "A library that cannot be preloaded, or that does not take over malloc and free, is an\n"
+    "error before COMMAND runs.\n"
     "\n"
-    "example: strata run --allocator strata -- python3 -c 'print(42)'\n";
+    "Exit status: COMMAND's; 2 for a wrong invocation or an allocator that is not installed,\n"
+    "not built or does not work preloaded; 127 when COMMAND is not found, 126 when it cannot\n"
+    "be executed.\n"
+    "\n"
+    "examples: strata run --allocator strata -- python3 -c 'print(42)'\n"
+    "          strata run --allocator 'glibc:GLIBC_TUNABLES=glibc.malloc.arena_max=2' -- ./app\n";
 
 // A wrong invocation: the reason and the usage (command.hpp); exit status 2.
 int usageError(const std::string& why) { return cli::usageError("run", kHelp, why); }
@@ -38,7 +49,7 @@ int usageError(const std::string& why) { return cli::usageError("run", kHelp, wh
 int runRun(std::span<char* const> args) {
   std::string allocator;
   bool haveAllocator = false;
-  static constexpr support::OptionSpec kOptions[] = {{"--allocator", true, {}, "a NAME"}};
+  static constexpr support::OptionSpec kOptions[] = {{"--allocator", true, {}, "a SPEC"}};
   support::ParsedArgs parsed;
   if (std::string err = support::parseArgs(args, kOptions, parsed); !err.empty())
     return usageError(err);
@@ -48,11 +59,10 @@ int runRun(std::span<char* const> args) {
     allocator = o.value;
     haveAllocator = true;
   }
-  if (!haveAllocator) return usageError("missing --allocator NAME (known: " + knownAllocatorNames() + ")");
-  const AllocatorInfo* info = findAllocator(allocator);
-  if (info == nullptr) {
-    std::fprintf(stderr, "strata run: unknown allocator '%s'; known allocators: %s\n",
-                 allocator.c_str(), knownAllocatorNames().c_str());
+  if (!haveAllocator) return usageError("missing --allocator SPEC (known: " + knownAllocatorNames() + ", or a library path)");
+  AllocatorSpec spec;
+  if (const std::string err = parseSpec(allocator, spec); !err.empty()) {
+    std::fprintf(stderr, "strata run: %s\n", err.c_str());
     return 2;
   }
   if (!parsed.dashDash) return usageError("missing '--' and the COMMAND to run");
@@ -60,23 +70,29 @@ int runRun(std::span<char* const> args) {
   // The command is the tail of main's argv, null-terminated, as execvp wants it.
   char* const* command = args.data() + (args.size() - parsed.command.size());
 
-  const Location where = locate(*info, defaultSearchDirs());
-  if (!where.available) {
-    std::fprintf(stderr, "strata run: allocator '%s' is not %s: %s\n", allocator.c_str(),
-                 info->origin == Origin::Peer ? "installed" : "built", howToGet(where).c_str());
+  const ResolvedAllocator resolved = resolve(spec, defaultSearchDirs());
+  if (!resolved.available) {
+    std::fprintf(stderr, "strata run: allocator '%s' is not available: %s\n", spec.label.c_str(),
+                 resolved.detail.c_str());
     return 2;
   }
-  if (info->origin != Origin::System) {
-    if (where.path.find_first_of(": \t") != std::string::npos) {
-      std::fprintf(stderr, "strata run: the library path '%s' holds a space or colon, which "
-                   "LD_PRELOAD cannot carry\n", where.path.c_str());
-      return 2;
-    }
-    std::string preload = where.path;
+  if (const ProbeResult p = probe(resolved); !p.ok) {
+    std::fprintf(stderr, "strata run: %s\n", p.reason.c_str());
+    return 2;
+  }
+  if (!resolved.preload.empty()) {
+    std::string preload = resolved.preload;
     const char* existing = std::getenv("LD_PRELOAD");
     if (existing != nullptr && existing[0] != '\0') preload += std::string(":") + existing;
     if (::setenv("LD_PRELOAD", preload.c_str(), 1) != 0) {
       std::fprintf(stderr, "strata run: cannot set LD_PRELOAD: %s\n", std::strerror(errno));
+      return 2;
+    }
+  }
+  for (const std::string& setting : spec.settings) {
+    const std::size_t eq = setting.find('=');
+    if (::setenv(setting.substr(0, eq).c_str(), setting.c_str() + eq + 1, 1) != 0) {
+      std::fprintf(stderr, "strata run: cannot set %s: %s\n", setting.c_str(), std::strerror(errno));
       return 2;
     }
   }

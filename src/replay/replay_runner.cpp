@@ -19,6 +19,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "allocator_spec.hpp"
 #include "engine.hpp"
 #include "measure.hpp"
 #include "result_file.hpp"
@@ -249,27 +250,29 @@ bool readTextFile(const std::string& path, std::string& text) {
 ReplayResult runReplay(const ReplayOptions& options, const registry::SearchDirs& dirs) {
   ReplayResult res;
   res.allocator = options.allocator;
-  const bool none = options.allocator == "none";
-  const registry::AllocatorInfo* info = none ? nullptr : registry::findAllocator(options.allocator);
-  if (!none && info == nullptr) {
+  registry::AllocatorSpec allocator;
+  if (const std::string err = registry::parseSpec(options.allocator, allocator, true); !err.empty()) {
     res.status = ReplayStatus::Unavailable;
-    res.detail = "unknown allocator '" + options.allocator + "'; known allocators: " +
-                 registry::knownAllocatorNames();
+    res.detail = err;
     return res;
   }
+  res.allocator = allocator.label;
+  const bool none = allocator.isNone;
   precheckTrace(options.tracePath);
 
-  std::string preload;
-  if (info != nullptr && info->origin != registry::Origin::System) {
-    const registry::Location where = registry::locate(*info, dirs);
-    if (!where.available) {
-      res.status = ReplayStatus::Unavailable;
-      res.detail = registry::howToGet(where);
-      return res;
-    }
-    preload = where.path;
-    res.library = where.path;
+  const registry::ResolvedAllocator resolved = registry::resolve(allocator, dirs);
+  if (!resolved.available) {
+    res.status = ReplayStatus::Unavailable;
+    res.detail = resolved.detail;
+    return res;
   }
+  if (const registry::ProbeResult p = registry::probe(resolved); !p.ok) {
+    res.status = ReplayStatus::Error;
+    res.detail = p.reason;
+    return res;
+  }
+  const std::string preload = resolved.preload;
+  res.library = preload;
   const std::string replayer = replayerPath();
   if (::access(replayer.c_str(), X_OK) != 0) {
     res.status = ReplayStatus::Error;
@@ -307,6 +310,7 @@ ReplayResult runReplay(const ReplayOptions& options, const registry::SearchDirs&
   support::ChildSpec spec;
   spec.argv = args;
   spec.preload = preload;
+  registry::addSettings(allocator, spec.set);
   spec.stdinPath.clear();
   const support::ProcessResult run = support::runChild(spec);
   std::string text;

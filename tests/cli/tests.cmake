@@ -7,7 +7,8 @@ if(TARGET strata_cli)
   target_compile_definitions(cli_test PRIVATE STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>"
     STRATA_TEST_MULTIARCH="${CMAKE_LIBRARY_ARCHITECTURE}")
   target_link_libraries(cli_test PRIVATE GTest::gtest GTest::gtest_main)
-  add_dependencies(cli_test strata_cli strata_replayer strata_exec)
+  add_dependencies(cli_test strata_cli strata_replayer strata_exec strata_probe spec_report_preload)
+  target_compile_definitions(cli_test PRIVATE STRATA_TEST_ENV_LIB="$<TARGET_FILE:spec_report_preload>")
   gtest_discover_tests(cli_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
 endif()
 if(TARGET strata_registry)
@@ -25,4 +26,31 @@ if(TARGET strata_support)
   add_dependencies(support_test strata_exec)
   target_compile_definitions(support_test PRIVATE STRATA_EXEC_PATH="$<TARGET_FILE:strata_exec>")
   gtest_discover_tests(support_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
+endif()
+if(TARGET strata_registry)
+  add_executable(allocator_spec_test ${CMAKE_CURRENT_LIST_DIR}/allocator_spec_test.cpp)
+  target_compile_options(allocator_spec_test PRIVATE -Wall -Wextra -Werror)
+  target_link_libraries(allocator_spec_test PRIVATE strata_registry GTest::gtest GTest::gtest_main)
+  gtest_discover_tests(allocator_spec_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
+endif()
+# The stand-in allocators of the spec tests: one reports its environment and takes over
+# malloc, one preloads without taking it over. Never sanitized: they are preloaded into
+# programs that are not.
+foreach(kind report no_takeover)
+  add_library(spec_${kind}_preload SHARED ${CMAKE_CURRENT_LIST_DIR}/env_report_preload.c)
+  target_compile_options(spec_${kind}_preload PRIVATE -Wall -Wextra -Werror -fno-sanitize=all)
+  target_link_options(spec_${kind}_preload PRIVATE -fno-sanitize=all)
+endforeach()
+target_compile_definitions(spec_no_takeover_preload PRIVATE STRATA_TEST_NO_TAKEOVER)
+if(TARGET strata_cli AND TARGET strata_malloc)
+  add_executable(spec_cli_test ${CMAKE_CURRENT_LIST_DIR}/spec_cli_test.cpp)
+  target_compile_options(spec_cli_test PRIVATE -Wall -Wextra -Werror)
+  target_compile_definitions(spec_cli_test PRIVATE STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>"
+    STRATA_TEST_ENV_LIB="$<TARGET_FILE:spec_report_preload>"
+    STRATA_TEST_NO_TAKEOVER_LIB="$<TARGET_FILE:spec_no_takeover_preload>"
+    STRATA_TEST_STRATA_LIB="$<TARGET_FILE:strata_malloc>")
+  target_link_libraries(spec_cli_test PRIVATE GTest::gtest GTest::gtest_main)
+  add_dependencies(spec_cli_test strata_cli strata_replayer strata_exec strata_probe
+    spec_report_preload spec_no_takeover_preload)
+  gtest_discover_tests(spec_cli_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
 endif()

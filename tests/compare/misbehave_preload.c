@@ -1,13 +1,23 @@
 /* A deliberately misbehaving "allocator" for the compare tests: a library that takes the place
- * of one of Strata's (through STRATA_LIB_DIR) and leaves malloc alone, so its replays pass, but
- * makes the program itself misbehave when it is preloaded into anything other than the
- * replayer: STRATA_TEST_MISBEHAVE=crash raises SIGSEGV, exit exits with status 3, output
- * prints an extra line. */
+ * of one of Strata's (through STRATA_LIB_DIR) and takes over malloc and free by handing them to
+ * the C library's, so strata's preload check and its replays pass, but makes the program
+ * itself misbehave when it is preloaded into anything other than the replayer or the probe:
+ * STRATA_TEST_MISBEHAVE=crash raises SIGSEGV, exit exits with status 3, output prints an
+ * extra line. */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+extern void* __libc_malloc(size_t);
+extern void __libc_free(void*);
+extern void* __libc_calloc(size_t, size_t);
+extern void* __libc_realloc(void*, size_t);
+void* malloc(size_t n) { return __libc_malloc(n); }
+void free(void* p) { __libc_free(p); }
+void* calloc(size_t n, size_t m) { return __libc_calloc(n, m); }
+void* realloc(void* p, size_t n) { return __libc_realloc(p, n); }
 
 __attribute__((constructor)) static void misbehave(void) {
   char exe[4096];
@@ -16,7 +26,7 @@ __attribute__((constructor)) static void misbehave(void) {
   exe[n] = '\0';
   const char* base = strrchr(exe, '/');
   base = base != NULL ? base + 1 : exe;
-  if (strcmp(base, "strata-replayer") == 0) return;
+  if (strcmp(base, "strata-replayer") == 0 || strcmp(base, "strata-probe") == 0) return;
   const char* mode = getenv("STRATA_TEST_MISBEHAVE");
   if (mode == NULL) return;
   if (strcmp(mode, "crash") == 0) raise(SIGSEGV);

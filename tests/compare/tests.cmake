@@ -23,7 +23,7 @@ if(TARGET strata_cli)
     GTest::gtest GTest::gtest_main)
   add_dependencies(compare_test strata_cli compare_alloc_program strata_plots_script)
   # What the runs use: the replayer, the recorder and the allocators' libraries.
-  foreach(strata_cmp_dep strata_replayer strata_record strata_malloc
+  foreach(strata_cmp_dep strata_replayer strata_probe strata_record strata_malloc
           strata_malloc_lea strata_malloc_kingsley)
     if(TARGET ${strata_cmp_dep})
       add_dependencies(compare_test ${strata_cmp_dep})
@@ -52,7 +52,7 @@ if(TARGET strata_cli)
   target_link_libraries(compare_live_test PRIVATE GTest::gtest GTest::gtest_main)
   add_dependencies(compare_live_test strata_cli compare_alloc_program compare_fork_program
     compare_calloc_program compare_misbehave_preload)
-  foreach(strata_cmp_dep strata_replayer strata_record strata_malloc strata_exec)
+  foreach(strata_cmp_dep strata_replayer strata_probe strata_record strata_malloc strata_exec)
     if(TARGET ${strata_cmp_dep})
       add_dependencies(compare_live_test ${strata_cmp_dep})
     endif()

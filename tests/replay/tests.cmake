@@ -14,7 +14,7 @@ if(TARGET strata_replay)
   endif()
   if(TARGET strata_cli)
     target_compile_definitions(replay_test PRIVATE STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>")
-    add_dependencies(replay_test strata_cli)
+    add_dependencies(replay_test strata_cli strata_probe)
     if(NOT STRATA_SANITIZE)
       # broken_malloc: an allocator that hands out overlapping blocks, to show --verify fails.
       add_library(replay_broken_malloc SHARED ${CMAKE_CURRENT_LIST_DIR}/broken_malloc.c)
