@@ -36,5 +36,6 @@ extern const Command kCompareCommand;
 extern const Command kGenerateCommand;
 extern const Command kImportCommand;
 extern const Command kExportCommand;
+extern const Command kTuneCommand;
 
 }  // namespace strata::cli

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "compare_steps.hpp"
+#include "python.hpp"
 #include "proc.hpp"
 #include "process.hpp"
 
@@ -12,29 +13,12 @@ namespace {
 
 constexpr std::string_view kPlotKinds[] = {"heap", "sizes", "lifetimes", "summary"};
 
-// The Python to run plots.py with: $STRATA_PYTHON when set, else /usr/bin/python3 (where
-// Debian's python3-matplotlib is), else python3 in PATH; the first that imports matplotlib.
-std::optional<std::string> findPython() {
-  std::vector<std::string> candidates;
-  const char* env = std::getenv("STRATA_PYTHON");
-  if (env != nullptr && env[0] != '\0') candidates.emplace_back(env);
-  else candidates = {"/usr/bin/python3", "python3"};
-  for (const std::string& c : candidates) {
-    support::ChildSpec spec;
-    spec.argv = {c, "-c", "import matplotlib"};
-    spec.quiet = true;
-    if (support::runChild(spec).succeeded()) return c;
-  }
-  return std::nullopt;
-}
-
 // plots.py: $STRATA_PLOTS_SCRIPT when set, else <exe dir>/../share/strata/plots.py, where both
 // the build tree and an install put it.
 std::string plotScript() {
   const char* env = std::getenv("STRATA_PLOTS_SCRIPT");
   if (env != nullptr && env[0] != '\0') return env;
-  return (fs::path(support::selfExe()).parent_path().parent_path() / "share" / "strata" /
-          "plots.py").lexically_normal().string();
+  return shareFile("plots.py");
 }
 
 }  // namespace

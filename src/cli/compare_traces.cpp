@@ -73,7 +73,7 @@ std::string recordCommand(const Options& o) {
   std::error_code ec;
   fs::remove(trace, ec);
   for (const std::string& old : childTraces(trace)) fs::remove(old, ec);
-  std::fprintf(stderr, "strata compare: recording %s into %s\n",
+  std::fprintf(stderr, "%s: recording %s into %s\n", o.who.c_str(),
                support::shellLine(o.command).c_str(), trace.c_str());
   support::ChildSpec spec;
   spec.argv = {support::selfExe(), "record", "-o", trace, "--"};
@@ -87,8 +87,8 @@ std::string recordCommand(const Options& o) {
     throw std::runtime_error("recording '" + o.command[0] + "' left no trace (strata record: " +
                              support::describeStatus(r) + ")");
   if (!r.succeeded())
-    std::fprintf(stderr, "strata compare: '%s' ended with %s; comparing on the trace recorded up "
-                 "to then\n", o.command[0].c_str(), support::describeStatus(r).c_str());
+    std::fprintf(stderr, "%s: '%s' ended with %s; going on with the trace recorded up to then\n",
+                 o.who.c_str(), o.command[0].c_str(), support::describeStatus(r).c_str());
   return trace;
 }
 

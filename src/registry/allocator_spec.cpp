@@ -121,15 +121,16 @@ std::string allocatorWarnings(const std::string& err) {
   return kept;
 }
 
-// The first line of what the allocator printed that complains (an invalid, unknown or
-// ignored setting, a warning, an error), or empty.
+// The first line of what the allocator printed that rejects a setting (jemalloc's "Invalid
+// conf pair" and "Out-of-range conf value", mimalloc's "has an invalid value", libstrata.so's
+// "ignoring"), or empty. Other warnings (mimalloc falling back from huge pages) are not.
 std::string complaint(const std::string& warnings) {
   std::istringstream in(warnings);
   std::string line;
   while (std::getline(in, line)) {
     std::string lower = line;
     for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    for (const char* word : {"invalid", "unknown", "ignor", "warning", "error", "bad value"})
+    for (const char* word : {"invalid", "out-of-range", "unknown", "ignoring", "not recognised"})
       if (lower.find(word) != std::string::npos) return line;
   }
   return {};
@@ -185,6 +186,7 @@ ProbeResult runProbe(const ResolvedAllocator& a) {
   const std::string mallocFrom = field(run.out, "malloc");
   const std::string freeFrom = field(run.out, "free");
   if (const std::string bad = complaint(r.warnings); !bad.empty() && !a.spec.settings.empty()) {
+    r.settingsRejected = true;
     r.reason = a.spec.label + ": the allocator rejects its settings" +
                (r.version.empty() ? "" : " (" + r.version + ")") + ": " + bad;
     return r;

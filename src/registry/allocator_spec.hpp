@@ -55,6 +55,7 @@ struct ProbeResult {
   std::string reason;      // when !ok: why, in one sentence naming the library
   std::string version;     // the allocator's version where it says (glibc, jemalloc, ...)
   std::string warnings;    // what the allocator printed on stderr at start-up (bad settings)
+  bool settingsRejected = false;  // !ok because the allocator named a setting it rejects
 };
 
 // Starts strata-probe with the library in LD_PRELOAD and the settings in its environment,

@@ -2,8 +2,10 @@
  * them to the C library's (unless built with STRATA_TEST_NO_TAKEOVER, which makes a library
  * that preloads but leaves malloc alone), and, in any program but strata-probe, writes the
  * environment it was started with to the file named by STRATA_TEST_ENV_REPORT (appending, one
- * NAME=VALUE per line, then a line "--"), so a test sees what a spec put there. */
+ * NAME=VALUE per line, then a line "--"), so a test sees what a spec put there. With
+ * STRATA_TEST_CRASH=1 it raises SIGSEGV in every program: a setting that breaks an allocator. */
 #include <fcntl.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +36,8 @@ static void put(int fd, const char* s) {
 }
 
 __attribute__((constructor)) static void report(void) {
+  const char* crash = getenv("STRATA_TEST_CRASH");
+  if (crash != NULL && strcmp(crash, "1") == 0) raise(SIGSEGV);
   const char* path = getenv("STRATA_TEST_ENV_REPORT");
   if (path == NULL) return;
   char exe[4096];

@@ -48,9 +48,26 @@ if(TARGET strata_cli AND TARGET strata_malloc)
   target_compile_definitions(spec_cli_test PRIVATE STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>"
     STRATA_TEST_ENV_LIB="$<TARGET_FILE:spec_report_preload>"
     STRATA_TEST_NO_TAKEOVER_LIB="$<TARGET_FILE:spec_no_takeover_preload>"
-    STRATA_TEST_STRATA_LIB="$<TARGET_FILE:strata_malloc>")
+    STRATA_TEST_STRATA_LIB="$<TARGET_FILE:strata_malloc>"
+    STRATA_TEST_PRELOAD=$<IF:$<BOOL:${STRATA_SANITIZE}>,0,1>)
   target_link_libraries(spec_cli_test PRIVATE GTest::gtest GTest::gtest_main)
   add_dependencies(spec_cli_test strata_cli strata_replayer strata_exec strata_probe
     spec_report_preload spec_no_takeover_preload)
   gtest_discover_tests(spec_cli_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
+endif()
+# `strata tune` end to end (tune_test.cpp): replays on glibc's tunables and a live run of
+# tune_program.c. Not in a sanitizer build: there the replayer's malloc is the sanitizer's,
+# which glibc's tunables do not touch, and nothing can be preloaded into it.
+if(TARGET strata_cli AND TARGET strata_record AND NOT STRATA_SANITIZE)
+  add_executable(tune_program ${CMAKE_CURRENT_LIST_DIR}/tune_program.c)
+  target_compile_options(tune_program PRIVATE -O1 -fno-builtin -Wall -Wextra -Werror)
+  add_executable(tune_test ${CMAKE_CURRENT_LIST_DIR}/tune_test.cpp)
+  target_compile_options(tune_test PRIVATE -Wall -Wextra -Werror)
+  target_compile_definitions(tune_test PRIVATE STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>"
+    STRATA_TEST_ENV_LIB="$<TARGET_FILE:spec_report_preload>"
+    STRATA_TEST_TUNE_PROGRAM="$<TARGET_FILE:tune_program>")
+  target_link_libraries(tune_test PRIVATE GTest::gtest GTest::gtest_main)
+  add_dependencies(tune_test strata_cli strata_replayer strata_exec strata_probe strata_record
+    strata_malloc strata_share_files spec_report_preload tune_program)
+  gtest_discover_tests(tune_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
 endif()

@@ -21,7 +21,7 @@ if(TARGET strata_cli)
     STRATA_TEST_PRELOAD=${strata_cmp_preload})
   target_link_libraries(compare_test PRIVATE strata::strata strata_tracetools
     GTest::gtest GTest::gtest_main)
-  add_dependencies(compare_test strata_cli compare_alloc_program strata_plots_script)
+  add_dependencies(compare_test strata_cli compare_alloc_program strata_share_files)
   # What the runs use: the replayer, the recorder and the allocators' libraries.
   foreach(strata_cmp_dep strata_replayer strata_probe strata_record strata_malloc
           strata_malloc_lea strata_malloc_kingsley)
@@ -38,7 +38,9 @@ if(TARGET strata_cli)
   add_executable(compare_calloc_program ${CMAKE_CURRENT_LIST_DIR}/calloc_program.c)
   target_compile_options(compare_calloc_program PRIVATE -O1 -fno-builtin -Wall -Wextra -Werror)
   add_library(compare_misbehave_preload SHARED ${CMAKE_CURRENT_LIST_DIR}/misbehave_preload.c)
-  target_compile_options(compare_misbehave_preload PRIVATE -Wall -Wextra -Werror)
+  # Never sanitized: strata-probe, which is not, preloads it.
+  target_compile_options(compare_misbehave_preload PRIVATE -Wall -Wextra -Werror -fno-sanitize=all)
+  target_link_options(compare_misbehave_preload PRIVATE -fno-sanitize=all)
   add_executable(compare_live_test ${CMAKE_CURRENT_LIST_DIR}/compare_live_test.cpp)
   target_compile_options(compare_live_test PRIVATE -Wall -Wextra -Werror)
   target_compile_definitions(compare_live_test PRIVATE

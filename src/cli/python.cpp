@@ -1,0 +1,32 @@
+// Finding Python and the plot scripts (python.hpp).
+#include "python.hpp"
+
+#include <cstdlib>
+#include <filesystem>
+#include <vector>
+
+#include "proc.hpp"
+#include "process.hpp"
+
+namespace strata::cli {
+
+std::optional<std::string> findPython() {
+  std::vector<std::string> candidates;
+  const char* env = std::getenv("STRATA_PYTHON");
+  if (env != nullptr && env[0] != '\0') candidates.emplace_back(env);
+  else candidates = {"/usr/bin/python3", "python3"};
+  for (const std::string& c : candidates) {
+    support::ChildSpec spec;
+    spec.argv = {c, "-c", "import matplotlib"};
+    spec.quiet = true;
+    if (support::runChild(spec).succeeded()) return c;
+  }
+  return std::nullopt;
+}
+
+std::string shareFile(std::string_view name) {
+  return (std::filesystem::path(support::selfExe()).parent_path().parent_path() / "share" /
+          "strata" / std::string(name)).lexically_normal().string();
+}
+
+}  // namespace strata::cli

@@ -1,0 +1,18 @@
+// The Python the plot scripts run with, and where the scripts are; shared by `strata compare`
+// (plots.py) and `strata tune` (tune_plot.py).
+#pragma once
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace strata::cli {
+
+// $STRATA_PYTHON when set, else /usr/bin/python3 (where Debian's python3-matplotlib is), else
+// python3 in PATH: the first that imports matplotlib; nullopt when none does.
+std::optional<std::string> findPython();
+
+// A file of share/strata: <exe dir>/../share/strata/NAME, where both the build tree and an
+// install put them.
+std::string shareFile(std::string_view name);
+
+}  // namespace strata::cli

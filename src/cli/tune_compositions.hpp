@@ -1,0 +1,24 @@
+// `strata tune --compositions`: the heap compositions of the search spaces built into drop-in
+// libraries with `strata build`, each then measured as an allocator of its own.
+#pragma once
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "tune_spaces.hpp"
+
+namespace strata::cli::tune {
+
+struct BuiltComposition {
+  std::string name;     // the space's name for it: the label of its library
+  std::string type;     // the C++ heap type
+  std::string library;  // the built library
+};
+
+// Builds every composition of `spaces` into `dir`/lib<name>.so by running `strata build`;
+// one that does not build (or does not take over malloc) is left out with the reason in
+// `skipped`.
+std::vector<BuiltComposition> buildCompositions(const Spaces& spaces, const std::filesystem::path& dir,
+                                                std::vector<std::string>& skipped);
+
+}  // namespace strata::cli::tune

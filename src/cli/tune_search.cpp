@@ -1,0 +1,280 @@
+// The search of `strata tune` (tune_search.hpp).
+#include "tune_search.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <set>
+
+#include "compare_report.hpp"
+#include "replay_runner.hpp"
+
+namespace strata::cli::tune {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A gain smaller than this is not claimed even when the runs agree exactly (a peak heap
+// replayed on one thread does not vary): it would not be worth a setting.
+constexpr double kSmallestGain = 0.01;
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+double spread(const std::vector<double>& v) {
+  if (v.size() < 2) return 0;
+  const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  const double m = median(v);
+  return m > 0 ? (*hi - *lo) / m : 0;
+}
+
+// splitmix64: the search order depends on the seed alone, on any standard library.
+struct Rng {
+  std::uint64_t state;
+  std::uint64_t next() {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  std::size_t below(std::size_t n) { return n == 0 ? 0 : static_cast<std::size_t>(next() % n); }
+};
+
+std::uint64_t hashName(const std::string& s) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (const char c : s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  return h;
+}
+
+// The budget of one allocator: replays or seconds, counted from its start.
+struct Budget {
+  const SearchSettings& settings;
+  double share;
+  Clock::time_point start = Clock::now();
+  std::uint64_t used = 0;
+  bool allows(std::uint64_t cost) const {
+    if (settings.budgetSeconds > 0)
+      return std::chrono::duration<double>(Clock::now() - start).count() < share;
+    return static_cast<double>(used + cost) <= share;
+  }
+};
+
+}  // namespace
+
+const char* goalName(Goal g) {
+  switch (g) {
+    case Goal::Balanced: return "balanced";
+    case Goal::Time: return "time";
+    case Goal::Memory: return "memory";
+  }
+  return "";
+}
+
+double score(Goal goal, double timeRatio, double heapRatio) {
+  switch (goal) {
+    case Goal::Time: return timeRatio;
+    case Goal::Memory: return heapRatio;
+    case Goal::Balanced: return std::sqrt(timeRatio * heapRatio);
+  }
+  return timeRatio;
+}
+
+Measure measureSpec(const std::string& spec, const SearchSettings& settings, unsigned rounds,
+                    const std::function<void(const std::string&)>& step) {
+  Measure m;
+  m.ok = true;
+  for (unsigned r = 0; r < rounds && m.ok; ++r) {
+    double seconds = 0, heap = 0;
+    for (const std::string& trace : settings.traces) {
+      step(spec);
+      replay::ReplayOptions ro;
+      ro.tracePath = trace;
+      ro.allocator = spec;
+      ro.threads = settings.threads;
+      const replay::ReplayResult res = replay::runReplay(ro, registry::defaultSearchDirs());
+      if (res.status != replay::ReplayStatus::Ok) {
+        m.ok = false;
+        m.failure = std::string(replay::statusName(res.status)) + ": " + res.detail;
+        break;
+      }
+      seconds += replayTime(res);
+      heap += static_cast<double>(res.peakHeapBytes);
+    }
+    if (!m.ok) break;
+    m.seconds.push_back(seconds);
+    m.heapBytes.push_back(heap);
+  }
+  if (m.ok) {
+    m.time = median(m.seconds);
+    m.heap = median(m.heapBytes);
+    m.timeSpread = spread(m.seconds);
+    m.heapSpread = spread(m.heapBytes);
+  }
+  return m;
+}
+
+void searchAllocator(AllocatorRun& run, const registry::ResolvedAllocator& base,
+                     const SearchSettings& settings, double share,
+                     const std::function<void(const std::string&)>& step) {
+  (void)base;
+  const std::uint64_t cost = static_cast<std::uint64_t>(settings.repeat) * settings.traces.size();
+  // The confirmation of the best (confirmBest: the default and the best, side by side) comes
+  // out of the same share.
+  const double confirmation = run.space == nullptr || settings.budgetSeconds > 0 ? 0 : 2.0 * static_cast<double>(cost);
+  Budget budget{settings, std::max(share - confirmation, static_cast<double>(cost))};
+  std::set<Setting> tried;
+  const auto evaluate = [&](Candidate c) {
+    c.measure = measureSpec(c.spec, settings, settings.repeat, step);
+    budget.used += cost;
+    run.replays += cost;
+    run.candidates.push_back(std::move(c));
+  };
+  const auto candidateFor = [&](const Setting& s) {
+    Candidate c;
+    c.setting = s;
+    c.description = describe(*run.space, s);
+    c.environment = environmentFor(*run.space, s);
+    c.spec = specFor(*run.space, s);
+    return c;
+  };
+  // The default first, always (a composition's one candidate is its default).
+  if (run.space == nullptr) {
+    Candidate c = run.candidates.empty() ? Candidate{} : run.candidates.front();
+    run.candidates.clear();
+    c.isDefault = true;
+    evaluate(std::move(c));
+    return;
+  }
+  const std::size_t n = run.space->options.size();
+  const Setting none(n, -1);
+  Candidate def = candidateFor(none);
+  def.isDefault = true;
+  tried.insert(none);
+  evaluate(std::move(def));
+  if (!run.candidates.front().measure.ok) return;  // the allocator fails on the trace itself
+  const Measure& d = run.candidates.front().measure;
+  const auto scoreOf = [&](const Candidate& c) {
+    return score(settings.goal, c.measure.time / d.time, d.heap > 0 ? c.measure.heap / d.heap : 1);
+  };
+
+  // One option at a time, every value, in an order the seed fixes.
+  Rng rng{settings.seed ^ hashName(run.name)};
+  std::vector<std::pair<std::size_t, int>> singles;
+  for (std::size_t o = 0; o < n; ++o)
+    for (std::size_t v = 0; v < run.space->options[o].values.size(); ++v)
+      singles.emplace_back(o, static_cast<int>(v));
+  for (std::size_t i = singles.size(); i > 1; --i) std::swap(singles[i - 1], singles[rng.below(i)]);
+  for (const auto& [o, v] : singles) {
+    if (!budget.allows(cost)) return;
+    Setting s = none;
+    s[o] = v;
+    if (!tried.insert(s).second) continue;
+    evaluate(candidateFor(s));
+  }
+
+  // The winners combined: each option's best value where it beat the default, the options in
+  // order of their gain, added one by one.
+  std::vector<std::pair<double, std::pair<std::size_t, int>>> gains;
+  for (std::size_t o = 0; o < n; ++o) {
+    double best = 1;
+    int bestValue = -1;
+    for (const Candidate& c : run.candidates) {
+      if (!c.measure.ok || c.setting.empty() || c.setting[o] < 0) continue;
+      if (std::count_if(c.setting.begin(), c.setting.end(), [](int x) { return x >= 0; }) != 1) continue;
+      const double sc = scoreOf(c);
+      if (sc < best) {
+        best = sc;
+        bestValue = c.setting[o];
+      }
+    }
+    if (bestValue >= 0) gains.push_back({best, {o, bestValue}});
+  }
+  std::sort(gains.begin(), gains.end());
+  Setting combined = none;
+  for (std::size_t k = 0; k < gains.size(); ++k) {
+    combined[gains[k].second.first] = gains[k].second.second;
+    if (k == 0) continue;
+    if (!budget.allows(cost)) return;
+    if (tried.insert(combined).second) evaluate(candidateFor(combined));
+  }
+
+  // Then random combinations of two to four options, as long as the budget lasts.
+  if (n < 2) return;
+  for (int attempts = 0; attempts < 10000 && budget.allows(cost); ++attempts) {
+    Setting s = none;
+    const std::size_t k = 2 + rng.below(std::min<std::size_t>(n, 4) - 1);
+    for (std::size_t j = 0; j < k; ++j) {
+      const std::size_t o = rng.below(n);
+      s[o] = static_cast<int>(rng.below(run.space->options[o].values.size()));
+    }
+    if (!tried.insert(s).second) continue;
+    evaluate(candidateFor(s));
+  }
+}
+
+void confirmBest(AllocatorRun& run, const SearchSettings& settings,
+                 const std::function<void(const std::string&)>& step) {
+  run.verdict = Verdict{};
+  if (run.candidates.empty() || !run.candidates.front().measure.ok || run.space == nullptr) return;
+  const Measure& d = run.candidates.front().measure;
+  double best = 1;
+  for (std::size_t i = 1; i < run.candidates.size(); ++i) {
+    const Measure& m = run.candidates[i].measure;
+    if (!m.ok) continue;
+    const double sc = score(settings.goal, m.time / d.time, d.heap > 0 ? m.heap / d.heap : 1);
+    if (sc < best) {
+      best = sc;
+      run.verdict.candidate = static_cast<int>(i);
+    }
+  }
+  if (run.verdict.candidate < 0) return;
+  // Side by side: the default and the best take turns, so drift on the machine hits both.
+  const Candidate& c = run.candidates[static_cast<std::size_t>(run.verdict.candidate)];
+  Measure def, win;
+  def.ok = win.ok = true;
+  for (unsigned r = 0; r < settings.repeat; ++r) {
+    for (Measure* m : {&def, &win}) {
+      const Measure one = measureSpec(m == &def ? run.candidates.front().spec : c.spec, settings, 1, step);
+      run.replays += settings.traces.size();
+      if (!one.ok) {
+        m->ok = false;
+        m->failure = one.failure;
+        continue;
+      }
+      m->seconds.push_back(one.time);
+      m->heapBytes.push_back(one.heap);
+    }
+  }
+  if (!def.ok || !win.ok || def.seconds.empty() || win.seconds.empty()) {
+    run.verdict.candidate = -1;  // it failed when measured again: not a recommendation
+    return;
+  }
+  // The confirmation's rounds join the search's in both candidates' figures (the search's
+  // first rounds of the default ran cold).
+  for (const auto& [to, from] : {std::pair{&run.candidates.front().measure, &def},
+                                 std::pair{&run.candidates[static_cast<std::size_t>(run.verdict.candidate)].measure, &win}}) {
+    to->seconds.insert(to->seconds.end(), from->seconds.begin(), from->seconds.end());
+    to->heapBytes.insert(to->heapBytes.end(), from->heapBytes.begin(), from->heapBytes.end());
+    to->time = median(to->seconds);
+    to->heap = median(to->heapBytes);
+    to->timeSpread = spread(to->seconds);
+    to->heapSpread = spread(to->heapBytes);
+  }
+  const double dt = median(def.seconds), wt = median(win.seconds);
+  const double dh = median(def.heapBytes), wh = median(win.heapBytes);
+  run.verdict.timeRatio = dt > 0 ? wt / dt : 1;
+  run.verdict.heapRatio = dh > 0 ? wh / dh : 1;
+  run.verdict.timeNoise = std::max(spread(def.seconds), spread(win.seconds));
+  run.verdict.heapNoise = std::max(spread(def.heapBytes), spread(win.heapBytes));
+  const double gain = 1 - score(settings.goal, run.verdict.timeRatio, run.verdict.heapRatio);
+  double noise = run.verdict.timeNoise;
+  if (settings.goal == Goal::Memory) noise = run.verdict.heapNoise;
+  if (settings.goal == Goal::Balanced) noise = (run.verdict.timeNoise + run.verdict.heapNoise) / 2;
+  run.verdict.significant = gain > std::max(noise, kSmallestGain);
+}
+
+}  // namespace strata::cli::tune
