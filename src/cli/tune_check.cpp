@@ -136,6 +136,8 @@ std::string checkSpace(const Space& space, const registry::ResolvedAllocator& al
       setting[static_cast<std::size_t>(&o - space.options.data())] = static_cast<int>(v);
       registry::ResolvedAllocator probeOf = allocator;
       probeOf.spec.settings = environmentFor(space, setting);
+      probeOf.spec.settings.insert(probeOf.spec.settings.end(), space.checkEnvironment.begin(),
+                                   space.checkEnvironment.end());
       // A value the allocator rejects is an error; one that makes it fail otherwise (crash,
       // exit) is the search's to report, as any setting that fails on the trace.
       const registry::ProbeResult p = registry::probe(probeOf);

@@ -65,6 +65,8 @@ struct Budget {
 
 }  // namespace
 
+unsigned confirmationRounds(const SearchSettings& settings) { return std::max(settings.repeat, 3u); }
+
 const char* goalName(Goal g) {
   switch (g) {
     case Goal::Balanced: return "balanced";
@@ -124,7 +126,9 @@ void searchAllocator(AllocatorRun& run, const registry::ResolvedAllocator& base,
   const std::uint64_t cost = static_cast<std::uint64_t>(settings.repeat) * settings.traces.size();
   // The confirmation of the best (confirmBest: the default and the best, side by side) comes
   // out of the same share.
-  const double confirmation = run.space == nullptr || settings.budgetSeconds > 0 ? 0 : 2.0 * static_cast<double>(cost);
+  const double confirmation = run.space == nullptr || settings.budgetSeconds > 0
+                                  ? 0
+                                  : 2.0 * confirmationRounds(settings) * static_cast<double>(settings.traces.size());
   Budget budget{settings, std::max(share - confirmation, static_cast<double>(cost))};
   std::set<Setting> tried;
   const auto evaluate = [&](Candidate c) {
@@ -236,7 +240,7 @@ void confirmBest(AllocatorRun& run, const SearchSettings& settings,
   const Candidate& c = run.candidates[static_cast<std::size_t>(run.verdict.candidate)];
   Measure def, win;
   def.ok = win.ok = true;
-  for (unsigned r = 0; r < settings.repeat; ++r) {
+  for (unsigned r = 0; r < confirmationRounds(settings); ++r) {
     for (Measure* m : {&def, &win}) {
       const Measure one = measureSpec(m == &def ? run.candidates.front().spec : c.spec, settings, 1, step);
       run.replays += settings.traces.size();

@@ -79,8 +79,11 @@ void searchAllocator(AllocatorRun& run, const registry::ResolvedAllocator& base,
                      const SearchSettings& settings, double share,
                      const std::function<void(const std::string&)>& step);
 
+// Rounds of the confirmation: --repeat, but at least 3, so that its spread is known.
+unsigned confirmationRounds(const SearchSettings& settings);
+
 // Picks the candidate with the best score for the goal (from the search's medians) and
-// measures it side by side with the default, alternating, settings.repeat rounds each; fills
+// measures it side by side with the default, alternating, confirmationRounds() each; fills
 // run.verdict. Nothing to confirm when no candidate scored better than the default.
 void confirmBest(AllocatorRun& run, const SearchSettings& settings,
                  const std::function<void(const std::string&)>& step);

@@ -52,7 +52,7 @@ Spaces loadSpaces(const std::string& path) {
       for (const Space& s : spaces.allocators)
         if (s.allocator == name) fail("allocator [" + name + "] is listed twice");
       section = Section::Allocator;
-      spaces.allocators.push_back(Space{name, Style::Env, "", "", {}, number});
+      spaces.allocators.push_back(Space{name, Style::Env, "", "", {}, {}, number});
       continue;
     }
     if (section == Section::None) fail("'" + w[0] + "' before any [section]");
@@ -76,13 +76,17 @@ Spaces loadSpaces(const std::string& path) {
       } else {
         fail("expected: style tunables VAR PREFIX | style conf VAR | style env PREFIX");
       }
+    } else if (w[0] == "check") {
+      if (w.size() != 2 || w[1].find('=') == std::string::npos || w[1].front() == '=')
+        fail("expected: check NAME=VALUE (set while the values are checked)");
+      space.checkEnvironment.push_back(w[1]);
     } else if (w[0] == "option") {
       if (w.size() < 3) fail("expected: option NAME VALUE...");
       for (const Option& o : space.options)
         if (o.name == w[1]) fail("option " + w[1] + " is listed twice in [" + space.allocator + "]");
       space.options.push_back(Option{w[1], std::vector<std::string>(w.begin() + 2, w.end()), number});
     } else {
-      fail("unknown keyword '" + w[0] + "' (style, option, composition)");
+      fail("unknown keyword '" + w[0] + "' (style, check, option, composition)");
     }
   }
   for (const Space& s : spaces.allocators)

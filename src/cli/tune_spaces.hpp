@@ -28,6 +28,9 @@ struct Space {
   std::string variable;   // Tunables and Conf: the one variable
   std::string prefix;     // Tunables: each name's prefix; Env: each variable's prefix
   std::vector<Option> options;
+  // NAME=VALUE set only while checking the values (mimalloc names a bad value only when
+  // asked to show errors).
+  std::vector<std::string> checkEnvironment;
   int line = 0;
 };
 
