@@ -7,12 +7,25 @@
 #    project (c_only/) does the same for the C libraries with no C++ compiler enabled;
 #  - through pkg-config: every installed .pc file (it fails if one is left out), the C
 #    libraries from C programs built with cc, shared and fully static (pkg-config --static).
-# Usage: check.sh BUILD_DIR [LIBDIR (CMAKE_INSTALL_LIBDIR, default lib)]
+# Usage: check.sh BUILD_DIR [LIBDIR (CMAKE_INSTALL_LIBDIR, default lib)] [SANITIZERS]
+# SANITIZERS (STRATA_SANITIZE of the build, e.g. address,undefined): the installed libraries
+# are instrumented, so every consumer is built with -fsanitize too; the checks of whose malloc
+# the process has are not run (the sanitizer's comes first), nor the -static links (ASan
+# cannot link statically).
 # On failure it prints the failing step's output and "FAILED: <step>".
 # shellcheck disable=SC2046  # pkg-config's output is meant to be split into words
 set -euo pipefail
 build_dir=$1
 libdir=${2:-lib}
+sanitize=${3:-}
+san_flags=()
+cmake_san=()
+if [[ -n $sanitize ]]; then
+  san_flags=(-fsanitize="$sanitize" -fno-omit-frame-pointer)
+  cmake_san=(-DCMAKE_C_FLAGS="${san_flags[*]}" -DCMAKE_CXX_FLAGS="${san_flags[*]}"
+    -DCMAKE_EXE_LINKER_FLAGS=-fsanitize="$sanitize"
+    -DCMAKE_SHARED_LINKER_FLAGS=-fsanitize="$sanitize" -DRUN_MALLOC_CHECKS=OFF)
+fi
 src_dir=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -40,13 +53,13 @@ step "cmake --install" cmake --install "$build_dir" --prefix "$prefix"
 # find_package(strata).
 step "configure the find_package consumer" \
   cmake -S "$src_dir" -B "$work/consumer" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_PREFIX_PATH="$prefix"
+  -DCMAKE_PREFIX_PATH="$prefix" "${cmake_san[@]}"
 step "build the find_package consumer" cmake --build "$work/consumer" -j 2
 run "run the find_package consumer's programs" \
   ctest --test-dir "$work/consumer" --output-on-failure
 step "configure the C-only find_package consumer" \
   cmake -S "$src_dir/c_only" -B "$work/c_only" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_PREFIX_PATH="$prefix"
+  -DCMAKE_PREFIX_PATH="$prefix" "${cmake_san[@]}"
 step "build the C-only find_package consumer" cmake --build "$work/c_only" -j 2
 run "run the C-only find_package consumer's programs" \
   ctest --test-dir "$work/c_only" --output-on-failure
@@ -61,19 +74,21 @@ pc() {
 }
 pc strata
 step "c++ with pkg-config strata" \
-  c++ "$src_dir/main.cpp" $(pkg-config --cflags --libs strata) -o "$work/pc-layers"
+  c++ "${san_flags[@]}" "$src_dir/main.cpp" $(pkg-config --cflags --libs strata) -o "$work/pc-layers"
 run "run the pkg-config strata program" "$work/pc-layers"
-cflags=(-std=c11 -Wall -Wextra -Werror -pedantic)
+cflags=(-std=c11 -Wall -Wextra -Werror -pedantic "${san_flags[@]}")
 for api in reap region obstack; do
   pc "strata-$api"
   step "cc with pkg-config strata-$api" \
     cc "${cflags[@]}" "$src_dir/$api.c" $(pkg-config --cflags --libs "strata-$api") -o "$work/pc-$api"
   run "run the pkg-config strata-$api program (shared)" \
     env LD_LIBRARY_PATH="$prefix/$libdir" "$work/pc-$api"
-  step "cc -static with pkg-config --static strata-$api" \
-    cc "${cflags[@]}" "$src_dir/$api.c" $(pkg-config --static --cflags --libs "strata-$api") -static \
-    -o "$work/pc-$api-static"
-  run "run the pkg-config strata-$api program (static)" "$work/pc-$api-static"
+  if [[ -z $sanitize ]]; then
+    step "cc -static with pkg-config --static strata-$api" \
+      cc "${cflags[@]}" "$src_dir/$api.c" $(pkg-config --static --cflags --libs "strata-$api") \
+      -static -o "$work/pc-$api-static"
+    run "run the pkg-config strata-$api program (static)" "$work/pc-$api-static"
+  fi
 done
 for file in "$prefix"/"$libdir"/pkgconfig/*.pc "$prefix"/share/pkgconfig/*.pc; do
   name=$(basename "$file" .pc)
