@@ -1,9 +1,13 @@
 // The C API of <strata/reap.h> over strata::Reap<MallocHeap>. A strata_reap is a Reap; a root
-// reap is allocated with operator new, a child lives in its parent (NestedHeap).
+// reap is malloc'ed and built in place, a child lives in its parent (NestedHeap). Nothing here
+// needs the C++ runtime (no operator new, built without exceptions and RTTI), so a C program
+// links the library, shared or static, with the C compiler alone.
 #include "strata/reap.h"
 
 #include <cerrno>
+#include <cstddef>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <new>
 
@@ -37,12 +41,24 @@ bool live(ReapT* r, const void* p, const char* what) {
   return ok;
 }
 
+static_assert(alignof(ReapT) <= alignof(std::max_align_t), "malloc must align a root reap");
+
+ReapT* newRoot() {
+  void* mem = std::malloc(sizeof(ReapT));
+  return mem != nullptr ? ::new (mem) ReapT() : nullptr;
+}
+
+void deleteRoot(ReapT* r) {
+  r->~ReapT();
+  std::free(r);
+}
+
 }  // namespace
 
 extern "C" {
 
 strata_reap* reap_create(strata_reap* parent) {
-  ReapT* r = parent != nullptr ? as(parent)->createChild() : new (std::nothrow) ReapT();
+  ReapT* r = parent != nullptr ? as(parent)->createChild() : newRoot();
   if (r == nullptr) errno = ENOMEM;
   return as(r);
 }
@@ -99,7 +115,7 @@ void reap_destroy(strata_reap* r) {
   if (ReapT* parent = reap->parent()) {
     parent->destroyChild(reap);
   } else {
-    delete reap;
+    deleteRoot(reap);
   }
 }
 
