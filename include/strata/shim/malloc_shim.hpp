@@ -361,13 +361,16 @@ class MallocShim {
   static H* instance() noexcept { return std::launder(reinterpret_cast<H*>(storage_)); }
 
   // The first caller builds the heap; any other thread waits until it is ready. The fork
-  // handlers are registered after the heap is marked ready and outside any lock, so a
-  // malloc that pthread_atfork itself makes finds a working heap.
+  // handlers are registered before the heap is marked ready, so that no other thread can be
+  // inside the heap (holding its lock) while a fork finds no handler to hold it still; a
+  // malloc that pthread_atfork itself makes on the building thread is served by the heap,
+  // already constructed (`builder_` says which thread that is).
   [[gnu::cold, gnu::noinline]] static H& build() noexcept {
     int expected = kNone;
     if (state_.compare_exchange_strong(expected, kBuilding, std::memory_order_acq_rel)) {
       ::new (static_cast<void*>(storage_)) H();
-      state_.store(kReady, std::memory_order_release);
+      builder_.store(::pthread_self(), std::memory_order_relaxed);
+      constructed_.store(true, std::memory_order_release);
       if constexpr (requires(H& h) {
                       h.prepareFork();
                       h.parentAfterFork();
@@ -376,8 +379,14 @@ class MallocShim {
         ::pthread_atfork(&MallocShim::prepareFork, &MallocShim::parentAfterFork,
                          &MallocShim::childAfterFork);
       }
+      state_.store(kReady, std::memory_order_release);
     } else {
-      while (state_.load(std::memory_order_acquire) != kReady) ::sched_yield();
+      while (state_.load(std::memory_order_acquire) != kReady) {
+        if (constructed_.load(std::memory_order_acquire) &&
+            ::pthread_equal(builder_.load(std::memory_order_relaxed), ::pthread_self()))
+          break;  // the building thread, called back from pthread_atfork
+        ::sched_yield();
+      }
     }
     return *instance();
   }
@@ -461,6 +470,8 @@ class MallocShim {
 
   alignas(H) static inline unsigned char storage_[sizeof(H)];
   static inline std::atomic<int> state_{kNone};
+  static inline std::atomic<bool> constructed_{false};  // H is built (state_ may not be ready)
+  static inline std::atomic<pthread_t> builder_{};       // the thread that built it
 };
 
 }  // namespace strata
