@@ -364,31 +364,49 @@ class MallocShim {
   // handlers are registered before the heap is marked ready, so that no other thread can be
   // inside the heap (holding its lock) while a fork finds no handler to hold it still; a
   // malloc that pthread_atfork itself makes on the building thread is served by the heap,
-  // already constructed (`builder_` says which thread that is).
+  // already constructed (`builder_` says which thread that is). A child forked while another
+  // thread was building finishes the build itself: the builder does not exist in it.
   [[gnu::cold, gnu::noinline]] static H& build() noexcept {
     int expected = kNone;
     if (state_.compare_exchange_strong(expected, kBuilding, std::memory_order_acq_rel)) {
-      ::new (static_cast<void*>(storage_)) H();
-      builder_.store(::pthread_self(), std::memory_order_relaxed);
-      constructed_.store(true, std::memory_order_release);
-      if constexpr (requires(H& h) {
-                      h.prepareFork();
-                      h.parentAfterFork();
-                      h.childAfterFork();
-                    }) {
-        ::pthread_atfork(&MallocShim::prepareFork, &MallocShim::parentAfterFork,
-                         &MallocShim::childAfterFork);
-      }
-      state_.store(kReady, std::memory_order_release);
+      builderPid_.store(::getpid(), std::memory_order_relaxed);
+      finishBuild();
     } else {
       while (state_.load(std::memory_order_acquire) != kReady) {
         if (constructed_.load(std::memory_order_acquire) &&
             ::pthread_equal(builder_.load(std::memory_order_relaxed), ::pthread_self()))
           break;  // the building thread, called back from pthread_atfork
+        const pid_t builderPid = builderPid_.load(std::memory_order_relaxed);
+        if (builderPid != 0 && builderPid != ::getpid()) {
+          builderPid_.store(::getpid(), std::memory_order_relaxed);  // a child: build here
+          finishBuild();
+          break;
+        }
         ::sched_yield();
       }
     }
     return *instance();
+  }
+
+  // Constructs H (unless a parent process already had) and registers the fork handlers; then
+  // the heap is ready.
+  static void finishBuild() noexcept {
+    if (!constructed_.load(std::memory_order_acquire)) {
+      ::new (static_cast<void*>(storage_)) H();
+      builder_.store(::pthread_self(), std::memory_order_relaxed);
+      constructed_.store(true, std::memory_order_release);
+    } else {
+      builder_.store(::pthread_self(), std::memory_order_relaxed);
+    }
+    if constexpr (requires(H& h) {
+                    h.prepareFork();
+                    h.parentAfterFork();
+                    h.childAfterFork();
+                  }) {
+      ::pthread_atfork(&MallocShim::prepareFork, &MallocShim::parentAfterFork,
+                       &MallocShim::childAfterFork);
+    }
+    state_.store(kReady, std::memory_order_release);
   }
 
   [[gnu::cold]] static void* outOfMemory() noexcept {
@@ -472,6 +490,7 @@ class MallocShim {
   static inline std::atomic<int> state_{kNone};
   static inline std::atomic<bool> constructed_{false};  // H is built (state_ may not be ready)
   static inline std::atomic<pthread_t> builder_{};       // the thread that built it
+  static inline std::atomic<pid_t> builderPid_{0};       // the process it was built in
 };
 
 }  // namespace strata
