@@ -400,6 +400,9 @@ class TraceReader {
 
 // Reads a whole in-memory trace; throws TraceFormatError on any error. For tools and tests;
 // streaming callers use TraceReader. Sets *complete (if given) to whether it had a trailer.
+// Only with exceptions on, so that strata.hpp also compiles with -fno-exceptions (as the
+// drop-in malloc libraries are built, strata build's among them).
+#if __cpp_exceptions
 inline std::vector<Event> readTrace(const unsigned char* data, std::size_t size,
                                     bool* complete = nullptr) {
   TraceReader<MemorySource> r(MemorySource{data, size});
@@ -411,5 +414,6 @@ inline std::vector<Event> readTrace(const unsigned char* data, std::size_t size,
   if (complete != nullptr) *complete = r.complete();
   return out;
 }
+#endif
 
 }  // namespace strata::trace
