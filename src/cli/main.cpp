@@ -12,9 +12,9 @@ namespace strata::cli {
 namespace {
 
 // Every subcommand, in the order `strata --help` lists them.
-constexpr std::array<const Command*, 9> kCommands{
+constexpr std::array<const Command*, 10> kCommands{
     &kCompareCommand, &kRecordCommand, &kReplayCommand,     &kStatsCommand, &kGenerateCommand,
-    &kImportCommand,  &kExportCommand, &kAllocatorsCommand, &kRunCommand,
+    &kImportCommand,  &kExportCommand, &kAllocatorsCommand, &kRunCommand,   &kBuildCommand,
 };
 
 // The command with this name, or nullptr.
