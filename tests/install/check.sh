@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs Strata from BUILD_DIR into a scratch prefix, then builds and runs a consumer twice:
-# once through find_package(strata), once through pkg-config.
+# once through find_package(strata), once through pkg-config; then the installed `strata build`.
 set -euo pipefail
 build_dir=$1
 src_dir=$(cd "$(dirname "$0")" && pwd)
@@ -17,3 +17,8 @@ c++ $(PKG_CONFIG_PATH="$work/prefix/share/pkgconfig" pkg-config --cflags --libs 
   "$src_dir/main.cpp" -o "$work/pc-consumer"
 "$work/pc-consumer"
 echo "pkg-config consumer: ok"
+# The installed `strata build` compiles against the installed headers, not the source tree.
+out=$(env -u STRATA_INCLUDE_DIR "$work/prefix/bin/strata" build --verbose \
+  'strata::LockedHeap<strata::SpinLock, strata::KingsleyHeap<strata::MmapHeap>>' -o "$work/libbuilt.so" 2>&1)
+grep -q -- "-I$work/prefix/include " <<<"$out" || { echo "strata build did not use the installed headers:"; echo "$out"; exit 1; }
+echo "strata build with the installed headers: ok"
