@@ -1,9 +1,11 @@
 // `strata build COMPOSITION|HEADER -o LIBRARY`: a heap composition made into a drop-in malloc
 // library in one command (the work is build_library.cpp's; this file is the options and the
 // messages).
+#include <cstddef>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <span>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -73,7 +75,8 @@ bool missingType(const BuildResult& r) {
   return false;
 }
 
-// Splits "-IDIR" into "-I" "DIR", which support::parseArgs would not know.
+// Splits "-IDIR" into "-I" "DIR", which support::parseArgs would not know (not when it is
+// the value of an option: --cxxflags -Ifoo).
 std::vector<std::string> expandShortInclude(std::span<char* const> args) {
   std::vector<std::string> out;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -82,7 +85,10 @@ std::vector<std::string> expandShortInclude(std::span<char* const> args) {
       out.insert(out.end(), args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
       break;
     }
-    if (a.size() > 2 && a.starts_with("-I")) {
+    const bool isValue = !out.empty() && (out.back() == "--cxxflags" || out.back() == "--type" ||
+                                          out.back() == "-o" || out.back() == "--output" ||
+                                          out.back() == "-I" || out.back() == "--include-dir");
+    if (!isValue && a.size() > 2 && a.starts_with("-I")) {
       out.emplace_back("-I");
       out.emplace_back(a.substr(2));
     } else {

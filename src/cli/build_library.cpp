@@ -238,6 +238,10 @@ BuildResult buildLibrary(const BuildRequest& request) {
     r.error = "cannot write " + request.output + ": no directory " + output.parent_path().string();
     return r;
   }
+  if (::access(output.parent_path().c_str(), W_OK) != 0) {
+    r.error = "cannot write " + request.output + ": " + std::strerror(errno);
+    return r;
+  }
   std::string lookedIn;
   r.includeDir = findStrataIncludeDir(lookedIn);
   if (r.includeDir.empty()) {
@@ -252,7 +256,8 @@ BuildResult buildLibrary(const BuildRequest& request) {
   }
   r.glue = glueSource(request);
   const std::string gluePath = scratch.path() + "/" + kGlueName;
-  const std::string library = scratch.path() + "/" + output.filename().string();
+  // Built and probed under a plain name (LD_PRELOAD cannot carry a space or a ':').
+  const std::string library = scratch.path() + "/libstrata-build.so";
   const std::string logPath = scratch.path() + "/compiler.log";
   {
     std::ofstream glue(gluePath, std::ios::binary);
