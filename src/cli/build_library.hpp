@@ -20,15 +20,15 @@ struct BuildRequest {
   std::string composition;  // a heap type: "strata::LockedHeap<strata::SpinLock, ...>"
   std::string header;       // or a header (any path) that defines the heap type ...
   std::string type = "Heap";  // ... named so, looked up from the global scope ("::" + type)
-  std::string output;                     // the library to write ("libmine.so")
-  std::vector<std::string> includeDirs;   // -I for the user's headers, searched first
-  std::string cxxFlags;                   // extra compiler flags, split at spaces, after ours
+  std::string output;       // the library to write ("libmine.so")
+  std::vector<std::string> includeDirs;  // -I for the user's headers, searched first
+  std::string cxxFlags;     // extra compiler flags, split at spaces, after ours
 };
 
 // How a build ended.
 enum class BuildStatus {
   Built,          // the library is at `output`, preloads and takes over malloc
-  BadRequest,     // nothing ran: no such header, no compiler, no Strata headers, bad output
+  BadRequest,     // no such header, no compiler, no Strata headers, an output it cannot write
   CompileFailed,  // the compiler (or linker) rejected it; `output` is untouched
   ProbeFailed,    // the library is at `output` but does not work preloaded (`probe.reason`)
 };
