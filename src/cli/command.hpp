@@ -29,6 +29,7 @@ int usageError(std::string_view name, std::string_view help, const std::string& 
 
 extern const Command kAllocatorsCommand;
 extern const Command kRunCommand;
+extern const Command kBuildCommand;
 extern const Command kRecordCommand;
 extern const Command kStatsCommand;
 extern const Command kReplayCommand;

@@ -12,9 +12,10 @@ namespace strata::cli {
 namespace {
 
 // Every subcommand, in the order `strata --help` lists them.
-constexpr std::array<const Command*, 10> kCommands{
-    &kCompareCommand, &kTuneCommand,  &kRecordCommand, &kReplayCommand,     &kStatsCommand,
-    &kGenerateCommand, &kImportCommand, &kExportCommand, &kAllocatorsCommand, &kRunCommand,
+constexpr std::array<const Command*, 11> kCommands{
+    &kCompareCommand, &kTuneCommand,   &kRecordCommand,     &kReplayCommand, &kStatsCommand,
+    &kGenerateCommand, &kImportCommand, &kExportCommand,     &kAllocatorsCommand, &kRunCommand,
+    &kBuildCommand,
 };
 
 // The command with this name, or nullptr.

@@ -191,6 +191,13 @@ ProbeResult runProbe(const ResolvedAllocator& a) {
                (r.version.empty() ? "" : " (" + r.version + ")") + ": " + bad;
     return r;
   }
+  // A request of 64 KiB or less it cannot serve (the probe lists them smallest first): no
+  // program gets far on it (a heap with no memory behind it).
+  if (const std::string nomem = field(run.out, "nomem");
+      !nomem.empty() && std::strtoull(nomem.c_str(), nullptr, 10) <= 65536) {
+    r.reason = name + " does not work as malloc: with it preloaded, malloc(" + nomem + ") returned NULL";
+    return r;
+  }
   if (a.preload.empty()) {
     r.ok = true;  // glibc: nothing preloaded; malloc is the C library's
     return r;

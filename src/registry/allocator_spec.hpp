@@ -51,7 +51,7 @@ ResolvedAllocator resolve(const AllocatorSpec& spec, const SearchDirs& dirs);
 
 // What a probe of the library preloaded with the spec's settings saw (strata-probe).
 struct ProbeResult {
-  bool ok = false;         // preloaded and malloc/free are the library's
+  bool ok = false;         // preloaded, malloc/free are the library's, and small mallocs work
   std::string reason;      // when !ok: why, in one sentence naming the library
   std::string version;     // the allocator's version where it says (glibc, jemalloc, ...)
   std::string warnings;    // what the allocator printed on stderr at start-up (bad settings)
@@ -59,9 +59,9 @@ struct ProbeResult {
 };
 
 // Starts strata-probe with the library in LD_PRELOAD and the settings in its environment,
-// and checks that the library was preloaded and that malloc and free resolve to it (for
-// glibc: to the C library). Never throws. The result of each (library, settings) pair is
-// remembered for the life of the process.
+// and checks that the library was preloaded, that malloc and free resolve to it (for glibc:
+// to the C library), and that malloc serves requests up to 64 KiB. Never throws. The
+// result of each (library, settings) pair is remembered for the life of the process.
 ProbeResult probe(const ResolvedAllocator& allocator);
 
 // Where strata-probe is: $STRATA_PROBE, else beside the running executable.

@@ -5,7 +5,8 @@
  *
  * Output on stdout, one `key=value` line each: malloc=FILE, free=FILE (the object each
  * resolves to), version=TEXT when the allocator answers one of the version calls below,
- * libc=TEXT the C library's version.
+ * libc=TEXT the C library's version, and nomem=SIZE for each of its first requests (16 B to
+ * 8 MiB) that malloc could not serve.
  * It allocates a little first so the allocator initialises and prints any complaint about
  * its settings on stderr, which the caller keeps. Written in C: no C++ runtime of its own. */
 #define _GNU_SOURCE
@@ -64,6 +65,8 @@ int main(void) {
     blocks[i] = malloc(sizes[i]);
     if (blocks[i] != NULL) memset(blocks[i], 1, sizes[i]);
   }
+  for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i)
+    if (blocks[i] == NULL) printf("nomem=%zu\n", sizes[i]);
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) free(blocks[i]);
   where("malloc", "malloc");
   where("free", "free");

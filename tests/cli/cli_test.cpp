@@ -80,7 +80,7 @@ TEST(CliMain, HelpListsEveryCommand) {
     const Result r = run({flag});
     EXPECT_EQ(r.exitCode(), 0) << flag;
     EXPECT_TRUE(contains(r.out, "usage: strata COMMAND")) << r.out;
-    for (const char* cmd : {"\n  allocators ", "\n  run ", "\n  help "})
+    for (const char* cmd : {"\n  allocators ", "\n  run ", "\n  build ", "\n  help "})
       EXPECT_TRUE(contains(r.out, cmd)) << flag << " does not list" << cmd;
   }
 }
@@ -94,7 +94,7 @@ TEST(CliMain, UnknownCommandIsAnErrorWithUsage) {
 }
 
 TEST(CliMain, HelpForOneCommandMatchesItsHelpFlag) {
-  for (const char* cmd : {"allocators", "run"}) {
+  for (const char* cmd : {"allocators", "run", "build"}) {
     const Result viaHelp = run({"help", cmd});
     const Result viaFlag = run({cmd, "--help"});
     EXPECT_EQ(viaHelp.exitCode(), 0);

@@ -71,3 +71,20 @@ if(TARGET strata_cli AND TARGET strata_record AND NOT STRATA_SANITIZE)
     strata_malloc strata_share_files spec_report_preload tune_program)
   gtest_discover_tests(tune_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
 endif()
+# `strata build` end to end: it runs the system C++ compiler on strata.hpp, strata-probe on
+# the result, and malloc_origin (a C program that says where malloc comes from) under
+# `strata run` with the library preloaded. malloc_origin is never sanitized, as the stand-in
+# libraries above: the library it preloads is not.
+if(TARGET strata_cli)
+  add_executable(malloc_origin ${CMAKE_CURRENT_LIST_DIR}/malloc_origin.c)
+  target_compile_options(malloc_origin PRIVATE -Wall -Wextra -Werror -fno-sanitize=all)
+  target_link_options(malloc_origin PRIVATE -fno-sanitize=all)
+  target_link_libraries(malloc_origin PRIVATE ${CMAKE_DL_LIBS})
+  add_executable(build_cli_test ${CMAKE_CURRENT_LIST_DIR}/build_cli_test.cpp)
+  target_compile_options(build_cli_test PRIVATE -Wall -Wextra -Werror)
+  target_compile_definitions(build_cli_test PRIVATE STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>"
+    STRATA_TEST_MALLOC_ORIGIN="$<TARGET_FILE:malloc_origin>")
+  target_link_libraries(build_cli_test PRIVATE GTest::gtest GTest::gtest_main)
+  add_dependencies(build_cli_test strata_cli strata_probe malloc_origin)
+  gtest_discover_tests(build_cli_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
+endif()

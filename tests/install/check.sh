@@ -6,7 +6,8 @@
 #    libraries made with strata_add_malloc_library; its CTest tests run them all. A C-only
 #    project (c_only/) does the same for the C libraries with no C++ compiler enabled;
 #  - through pkg-config: every installed .pc file (it fails if one is left out), the C
-#    libraries from C programs built with cc, shared and fully static (pkg-config --static).
+#    libraries from C programs built with cc, shared and fully static (pkg-config --static);
+#  - the installed `strata build`, which must compile against the installed headers.
 # Usage: check.sh BUILD_DIR [LIBDIR (CMAKE_INSTALL_LIBDIR, default lib)] [SANITIZERS]
 # SANITIZERS (STRATA_SANITIZE of the build, e.g. address,undefined): the installed libraries
 # are instrumented, so every consumer is built with -fsanitize too; the checks of whose malloc
@@ -98,3 +99,10 @@ for file in "$prefix"/"$libdir"/pkgconfig/*.pc "$prefix"/share/pkgconfig/*.pc; d
   esac
 done
 echo "pkg-config consumers:$tested: ok"
+
+# The installed `strata build` compiles against the installed headers, not the source tree.
+step "strata build with the installed headers" \
+  env -u STRATA_INCLUDE_DIR "$prefix/bin/strata" build --verbose \
+  'strata::LockedHeap<strata::SpinLock, strata::KingsleyHeap<strata::MmapHeap>>' -o "$work/libbuilt.so"
+grep -q -- "-I$prefix/include " "$work/log" || { cat "$work/log"; echo "FAILED: strata build did not use the installed headers"; exit 1; }
+echo "strata build with the installed headers: ok"
