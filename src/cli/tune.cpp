@@ -322,8 +322,13 @@ int runTune(std::span<char* const> args) {
   };
   if (targets.empty() && built.empty()) return failure("no allocator to tune (see the lines above)");
 
-  const std::size_t parts = targets.size() + built.size();
-  const double total = o.budgetSeconds > 0 ? o.budgetSeconds : static_cast<double>(o.budgetReplays);
+  // The searched allocators share the budget; each composition costs one setting's replays
+  // (in a budget of seconds, they share it as the others do).
+  const std::size_t parts = targets.size() + (o.budgetSeconds > 0 ? built.size() : 0);
+  const double compositionCost =
+      o.budgetSeconds > 0 ? 0 : static_cast<double>(built.size() * o.repeat * traces.size());
+  const double total = o.budgetSeconds > 0 ? o.budgetSeconds
+                                           : std::max(0.0, static_cast<double>(o.budgetReplays) - compositionCost);
   Progress progress(o.budgetSeconds > 0 ? 0 : o.budgetReplays);
   const auto step = [&](const std::string& what) { progress.step(what); };
   double spent = 0;
@@ -343,7 +348,7 @@ int runTune(std::span<char* const> args) {
     const double used = o.budgetSeconds > 0
                             ? std::chrono::duration<double>(clockNow() - started).count()
                             : spent;
-    return std::max(0.0, (total - used) / static_cast<double>(parts - index));
+    return parts > index ? std::max(0.0, (total - used) / static_cast<double>(parts - index)) : 0.0;
   };
   for (const Target& t : targets) {
     AllocatorRun run;
