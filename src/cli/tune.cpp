@@ -19,6 +19,8 @@
 #include "python.hpp"
 #include "tune_check.hpp"
 #include "tune_compositions.hpp"
+#include "tune_live.hpp"
+#include "tune_options.hpp"
 #include "tune_report.hpp"
 
 namespace strata::cli {
@@ -47,7 +49,7 @@ constexpr std::string_view kHelp =
     "\n"
     "  --goal GOAL           balanced (default: geometric mean of the time and peak heap\n"
     "                        ratios), time, or memory (peak heap)\n"
-    "  --budget N|Ns|Nm      replays in all (default 300), or seconds/minutes of searching;\n"
+    "  --budget N|Ns|Nm      replays in all (default 500), or seconds/minutes of searching;\n"
     "                        shared among the allocators\n"
     "  --repeat N            replays of each setting, the median used (default 3)\n"
     "  --seed N              fixes the order settings are tried in (default 1)\n"
@@ -84,90 +86,6 @@ int failure(const std::string& why) {
   return 1;
 }
 
-struct Options {
-  std::vector<std::string> traces, command, allocators;
-  Goal goal = Goal::Balanced;
-  std::uint64_t budgetReplays = 300;
-  double budgetSeconds = 0;
-  std::string budgetText = "300 replays";
-  unsigned repeat = 3;
-  std::uint64_t seed = 1;
-  unsigned threads = 0;
-  bool compositions = false, live = true, plots = true, json = false;
-  std::string spaces, outDir = "strata-tune";
-};
-
-std::string parseOptions(std::span<char* const> args, Options& o) {
-  static constexpr support::OptionSpec kOptions[] = {
-      {"--goal", true},     {"--budget", true},  {"--repeat", true}, {"--seed", true},
-      {"--allocators", true}, {"--spaces", true}, {"--threads", true}, {"--out", true},
-      {"--compositions"},   {"--no-live"},       {"--no-plots"},     {"--json"}};
-  support::ParsedArgs parsed;
-  if (std::string err = support::parseArgs(args, kOptions, parsed); !err.empty()) return err;
-  if (parsed.dashDash && parsed.command.empty()) return "missing the COMMAND to record after '--'";
-  o.traces = parsed.operands;
-  o.command = parsed.command;
-  for (const support::GivenOption& g : parsed.options) {
-    const std::string& v = g.value;
-    const std::string bad = "invalid value '" + v + "' for " + std::string(g.name);
-    if (g.name == "--goal") {
-      if (v == "balanced") o.goal = Goal::Balanced;
-      else if (v == "time") o.goal = Goal::Time;
-      else if (v == "memory") o.goal = Goal::Memory;
-      else return bad + " (balanced, time or memory)";
-    } else if (g.name == "--budget") {
-      const char unit = v.empty() ? '\0' : v.back();
-      if (unit == 's' || unit == 'm') {
-        const auto x = support::parseNumber(std::string_view(v).substr(0, v.size() - 1));
-        if (!x || *x <= 0 || *x > 7 * 24 * 3600) return bad + " (replays, or seconds as 90s, minutes as 5m)";
-        o.budgetSeconds = *x * (unit == 'm' ? 60 : 1);
-        o.budgetReplays = 0;
-        o.budgetText = v;
-      } else {
-        const auto n = support::parseUnsigned(v);
-        if (!n || *n == 0 || *n > 1000000) return bad + " (replays, or seconds as 90s, minutes as 5m)";
-        o.budgetReplays = *n;
-        o.budgetText = v + " replays";
-      }
-    } else if (g.name == "--repeat") {
-      const auto n = support::parseUnsigned(v);
-      if (!n || *n == 0 || *n > 100) return bad + " (1 to 100)";
-      o.repeat = static_cast<unsigned>(*n);
-    } else if (g.name == "--seed") {
-      const auto n = support::parseUnsigned(v);
-      if (!n) return bad;
-      o.seed = *n;
-    } else if (g.name == "--threads") {
-      const auto n = support::parseUnsigned(v);
-      if (!n || *n > 4096) return bad + " (0 to 4096)";
-      o.threads = static_cast<unsigned>(*n);
-    } else if (g.name == "--allocators") {
-      for (const std::string& a : support::splitList(v)) {
-        if (a.empty()) return bad + " (allocator names separated by commas)";
-        o.allocators.push_back(a);
-      }
-    } else if (g.name == "--spaces") {
-      if (v.empty()) return bad;
-      o.spaces = v;
-    } else if (g.name == "--out") {
-      if (v.empty()) return bad;
-      o.outDir = v;
-    } else if (g.name == "--compositions") {
-      o.compositions = true;
-    } else if (g.name == "--no-live") {
-      o.live = false;
-    } else if (g.name == "--no-plots") {
-      o.plots = false;
-    } else if (g.name == "--json") {
-      o.json = true;
-    }
-  }
-  if (o.traces.empty() && o.command.empty()) return "give the TRACE files to tune on, or '-- COMMAND'";
-  if (!o.traces.empty() && !o.command.empty()) return "give trace files or '-- COMMAND', not both";
-  if (o.spaces.empty()) o.spaces = defaultSpacesPath();
-  return {};
-}
-
 // An allocator to search: its space and where its library is.
 struct Target {
   const Space* space;
@@ -175,42 +93,9 @@ struct Target {
   std::string version;
 };
 
-// The command run live on `spec`, --repeat times; the median wall time and peak RSS.
-struct LiveRuns {
-  bool ok = true;
-  std::string detail;
-  std::vector<double> seconds;
-  std::vector<double> rss;
-};
-
-void runLiveOnce(const std::vector<std::string>& command, const registry::ResolvedAllocator& a,
-                 const std::vector<std::string>& environment, LiveRuns& runs) {
-  support::ChildSpec spec;
-  spec.argv = command;
-  spec.preload = a.preload;
-  spec.set = environment;
-  spec.stdoutPath = "/dev/null";
-  spec.stderrPath = "/dev/null";
-  spec.ownPeakRss = true;
-  const support::ProcessResult r = support::runChild(spec);
-  if (!r.succeeded()) {
-    runs.ok = false;
-    runs.detail = "the command ended with " + support::describeStatus(r);
-    return;
-  }
-  runs.seconds.push_back(r.wallSeconds);
-  runs.rss.push_back(static_cast<double>(r.maxRssBytes));
-}
-
-double medianOf(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
-
 int runTune(std::span<char* const> args) {
-  Options o;
-  if (const std::string err = parseOptions(args, o); !err.empty()) return usageError(err);
+  TuneOptions o;
+  if (const std::string err = parseTuneOptions(args, o); !err.empty()) return usageError(err);
   Spaces spaces;
   try {
     spaces = loadSpaces(o.spaces);
@@ -393,20 +278,8 @@ int runTune(std::span<char* const> args) {
         if (x.space->allocator == run.name) t = &x;
       if (t == nullptr) continue;
       const Candidate& best = run.candidates[static_cast<std::size_t>(run.verdict.candidate)];
-      LiveRuns def, win;
-      for (unsigned r = 0; r < o.repeat && def.ok && win.ok; ++r) {
-        progress.note("strata tune: running " + report.appLine + " live on " + run.name);
-        runLiveOnce(o.command, t->where, {}, def);
-        runLiveOnce(o.command, t->where, best.environment, win);
-      }
-      LiveCheck l;
-      l.allocator = run.name;
-      l.ok = def.ok && win.ok;
-      l.detail = !def.ok ? "default: " + def.detail : (!win.ok ? "best setting: " + win.detail : "");
-      l.defaultSeconds = medianOf(def.seconds);
-      l.bestSeconds = medianOf(win.seconds);
-      l.defaultRss = static_cast<std::uint64_t>(medianOf(def.rss));
-      l.bestRss = static_cast<std::uint64_t>(medianOf(win.rss));
+      const LiveCheck l = checkLive(run.name, o.command, t->where, best, o.repeat,
+                                    [&](const std::string& line) { progress.note(line); });
       report.live.push_back(l);
     }
     if (report.live.empty()) show("\nLive check: no allocator has a setting that beats its default, nothing to run\n");

@@ -18,12 +18,16 @@ using Clock = std::chrono::steady_clock;
 // replayed on one thread does not vary): it would not be worth a setting.
 constexpr double kSmallestGain = 0.01;
 
+}  // namespace
+
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
   return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
+
+namespace {
 
 double spread(const std::vector<double>& v) {
   if (v.size() < 2) return 0;

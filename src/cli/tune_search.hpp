@@ -68,6 +68,9 @@ struct SearchSettings {
   unsigned threads = 0;          // replay threads, as `strata replay --threads`
 };
 
+// The median of `v` (0 when empty).
+double median(std::vector<double> v);
+
 // The score a goal minimises, from ratios to the default: time, peak heap, or their
 // geometric mean.
 double score(Goal goal, double timeRatio, double heapRatio);

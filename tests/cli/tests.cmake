@@ -43,13 +43,18 @@ foreach(kind report no_takeover)
 endforeach()
 target_compile_definitions(spec_no_takeover_preload PRIVATE STRATA_TEST_NO_TAKEOVER)
 if(TARGET strata_cli AND TARGET strata_malloc)
+  if(STRATA_SANITIZE)
+    set(strata_spec_preload 0)
+  else()
+    set(strata_spec_preload 1)
+  endif()
   add_executable(spec_cli_test ${CMAKE_CURRENT_LIST_DIR}/spec_cli_test.cpp)
   target_compile_options(spec_cli_test PRIVATE -Wall -Wextra -Werror)
   target_compile_definitions(spec_cli_test PRIVATE STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>"
     STRATA_TEST_ENV_LIB="$<TARGET_FILE:spec_report_preload>"
     STRATA_TEST_NO_TAKEOVER_LIB="$<TARGET_FILE:spec_no_takeover_preload>"
     STRATA_TEST_STRATA_LIB="$<TARGET_FILE:strata_malloc>"
-    STRATA_TEST_PRELOAD=$<IF:$<BOOL:${STRATA_SANITIZE}>,0,1>)
+    STRATA_TEST_PRELOAD=${strata_spec_preload})
   target_link_libraries(spec_cli_test PRIVATE GTest::gtest GTest::gtest_main)
   add_dependencies(spec_cli_test strata_cli strata_replayer strata_exec strata_probe
     spec_report_preload spec_no_takeover_preload)
