@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
 # The `strata tune` examples of the README: the three bundled workloads (size 1, seed 1), then
 # two real programs recorded and checked live: g++ -O2 compiling a generated C++ file
-# (cc1plus is the process tuned), and perl running bench/tune/threads.pl (8 waves of 8
+# (its two processes that allocate are tuned together, so it gets twice the budget), and perl running bench/tune/threads.pl (8 waves of 8
 # threads that come and go, each building and dropping a hash).
 #
 # usage: bench/tune_examples.sh [BUILD_DIR (default build)] [OUT (default tune-examples)]
-#        BUDGET=150 (replays per run of strata tune) REPEAT=3
+#        BUDGET=300 (replays per run of strata tune) REPEAT=3
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
 out=${2:-tune-examples}
-budget=${BUDGET:-150}
+budget=${BUDGET:-300}
 repeat=${REPEAT:-3}
 strata=$build/bin/strata
 mkdir -p "$out/traces"
@@ -24,7 +24,7 @@ done
 python3 -c 'import sys; from pathlib import Path; sys.path.insert(0, "bench"); import dropin_suite; dropin_suite.gxx_source(Path(sys.argv[1]), 3)' \
   "$out/gxx_input.cpp"
 echo "== g++"
-"$strata" tune --budget "$budget" --repeat "$repeat" --out "$out/gxx" -- \
+"$strata" tune --budget $((budget * 2)) --repeat "$repeat" --out "$out/gxx" -- \
   g++ -std=c++17 -O2 -c "$out/gxx_input.cpp" -o "$out/gxx_input.o"
 
 echo "== perl threads"

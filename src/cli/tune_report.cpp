@@ -82,8 +82,9 @@ std::string formatRun(const TuneReport& r, const AllocatorRun& run) {
   const Candidate& def = run.candidates.front();
   std::size_t failed = 0;
   for (const Candidate& c : run.candidates) failed += c.measure.ok ? 0 : 1;
-  out += std::to_string(run.candidates.size()) + (run.composition ? " build" : " settings") +
-         " tried, " + std::to_string(run.replays) + " replays" +
+  const std::size_t n = run.candidates.size();
+  out += std::to_string(n) + (run.composition ? " build" : n == 1 ? " setting" : " settings") +
+         " tried, " + std::to_string(run.replays) + (run.replays == 1 ? " replay" : " replays") +
          (failed > 0 ? ", " + std::to_string(failed) + " failed" : "") + "\n";
   if (!def.measure.ok) return out + "  the default fails on this trace: " + def.measure.failure + "\n";
   const Measure& g = r.glibc;
@@ -116,16 +117,26 @@ std::string formatRun(const TuneReport& r, const AllocatorRun& run) {
     confirmed.heap = def.measure.heap * v.heapRatio;
     out += row(label, confirmed, v.timeRatio, v.heapRatio);
     if (c.description.size() > 34) out += "    (" + c.description + ")\n";
-    out += "  measured side by side with the default: time " + ratio(v.timeRatio) + "x (noise " +
-           percent(v.timeNoise) + "), peak heap " + ratio(v.heapRatio) + "x (noise " +
-           percent(v.heapNoise) + ")\n";
+    out += "  side by side with the default, " + std::to_string(confirmationRounds(r.settings)) +
+           " rounds: time " + ratio(v.timeRatio) + "x (noise " + percent(v.timeNoise) +
+           "), peak heap " + ratio(v.heapRatio) + "x (noise " + percent(v.heapNoise) + ")\n";
     if (v.significant) {
       out += "  gain for the " + std::string(goalName(r.settings.goal)) + " goal: " +
-             percent(1 - score(r.settings.goal, v.timeRatio, v.heapRatio)) + ", beyond the noise\n";
+             percent(1 - score(r.settings.goal, v.timeRatio, v.heapRatio)) + ", beyond its noise (" +
+             percent(v.goalNoise) + ")\n";
       out += "  use: " + environmentLine(run, c, r.appLine) + "\n";
       out += "   or: " + strataRunLine(c, r.appLine) + "\n";
     } else {
-      out += "  no gain beyond the noise (or under 1%): keep the default\n";
+      out += "  no " + std::string(goalName(r.settings.goal)) +
+             " gain beyond the noise (or under 1%): keep the default";
+      // One of the two may still have moved beyond its own noise: say so, for the other goals.
+      std::string beyond;
+      if (v.heapRatio < 1 - std::max(v.heapNoise, 0.01))
+        beyond = "peak heap " + percent(v.heapRatio - 1) + " beyond its noise";
+      else if (v.timeRatio < 1 - std::max(v.timeNoise, 0.01))
+        beyond = "time " + percent(v.timeRatio - 1) + " beyond its noise";
+      out += beyond.empty() ? "\n" : " (" + beyond + ": try --goal " +
+                                          (beyond[0] == 'p' ? "memory" : "time") + ")\n";
     }
   }
   for (const Candidate& c : run.candidates)
@@ -234,6 +245,7 @@ std::string tuneJson(const TuneReport& r) {
       j += "{\"setting\": " + jsonString(c.description) + ", \"spec\": " + jsonString(c.spec) +
            fmt(", \"time_ratio\": %.4f", v.timeRatio) + fmt(", \"heap_ratio\": %.4f", v.heapRatio) +
            fmt(", \"time_noise\": %.4f", v.timeNoise) + fmt(", \"heap_noise\": %.4f", v.heapNoise) +
+           fmt(", \"goal_noise\": %.4f", v.goalNoise) +
            ", \"significant\": " + (v.significant ? "true" : "false") +
            ", \"environment_line\": " + jsonString(environmentLine(run, c, r.appLine)) +
            ", \"strata_run_line\": " + jsonString(strataRunLine(c, r.appLine)) + "}";

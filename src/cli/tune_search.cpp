@@ -69,7 +69,7 @@ struct Budget {
 
 }  // namespace
 
-unsigned confirmationRounds(const SearchSettings& settings) { return std::max(settings.repeat, 3u); }
+unsigned confirmationRounds(const SearchSettings& settings) { return std::max(settings.repeat, 5u); }
 
 const char* goalName(Goal g) {
   switch (g) {
@@ -272,17 +272,23 @@ void confirmBest(AllocatorRun& run, const SearchSettings& settings,
     to->timeSpread = spread(to->seconds);
     to->heapSpread = spread(to->heapBytes);
   }
-  const double dt = median(def.seconds), wt = median(win.seconds);
-  const double dh = median(def.heapBytes), wh = median(win.heapBytes);
-  run.verdict.timeRatio = dt > 0 ? wt / dt : 1;
-  run.verdict.heapRatio = dh > 0 ? wh / dh : 1;
-  run.verdict.timeNoise = std::max(spread(def.seconds), spread(win.seconds));
-  run.verdict.heapNoise = std::max(spread(def.heapBytes), spread(win.heapBytes));
-  const double gain = 1 - score(settings.goal, run.verdict.timeRatio, run.verdict.heapRatio);
-  double noise = run.verdict.timeNoise;
-  if (settings.goal == Goal::Memory) noise = run.verdict.heapNoise;
-  if (settings.goal == Goal::Balanced) noise = (run.verdict.timeNoise + run.verdict.heapNoise) / 2;
-  run.verdict.significant = gain > std::max(noise, kSmallestGain);
+  // Each round's ratios (best over the default run just before it): drift that hits both
+  // cancels; the spread of the rounds' ratios is the noise the gain must exceed.
+  std::vector<double> times, heaps, scores;
+  for (std::size_t i = 0; i < def.seconds.size() && i < win.seconds.size(); ++i) {
+    const double t = def.seconds[i] > 0 ? win.seconds[i] / def.seconds[i] : 1;
+    const double h = def.heapBytes[i] > 0 ? win.heapBytes[i] / def.heapBytes[i] : 1;
+    times.push_back(t);
+    heaps.push_back(h);
+    scores.push_back(score(settings.goal, t, h));
+  }
+  run.verdict.timeRatio = median(times);
+  run.verdict.heapRatio = median(heaps);
+  run.verdict.timeNoise = spread(times);
+  run.verdict.heapNoise = spread(heaps);
+  run.verdict.goalNoise = spread(scores);
+  const double gain = 1 - median(scores);
+  run.verdict.significant = gain > std::max(run.verdict.goalNoise, kSmallestGain);
 }
 
 }  // namespace strata::cli::tune

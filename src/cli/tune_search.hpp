@@ -40,11 +40,12 @@ struct Candidate {
 // The best setting for one goal and how it compares, side by side, with the default.
 struct Verdict {
   int candidate = -1;        // index into candidates; -1: nothing beat the default
-  double timeRatio = 1;      // confirmed: best / default, medians of alternating rounds
+  double timeRatio = 1;      // confirmed: median over alternating rounds of best / default
   double heapRatio = 1;
-  double timeNoise = 0;      // the larger spread of the two in the confirmation
+  double timeNoise = 0;      // spread ((max - min) / median) of those rounds' ratios
   double heapNoise = 0;
-  bool significant = false;  // the goal's gain is larger than its noise
+  double goalNoise = 0;      // the same for the goal's score
+  bool significant = false;  // the goal's gain is larger than its noise (and at least 1%)
 };
 
 struct AllocatorRun {
@@ -82,7 +83,7 @@ void searchAllocator(AllocatorRun& run, const registry::ResolvedAllocator& base,
                      const SearchSettings& settings, double share,
                      const std::function<void(const std::string&)>& step);
 
-// Rounds of the confirmation: --repeat, but at least 3, so that its spread is known.
+// Rounds of the confirmation: --repeat, but at least 5, so that its spread is known.
 unsigned confirmationRounds(const SearchSettings& settings);
 
 // Picks the candidate with the best score for the goal (from the search's medians) and

@@ -90,7 +90,7 @@ TEST(Tune, FindsTheSettingThatMattersAndRepeatsItselfForASeed) {
   for (int run = 0; run < 2; ++run) {
     const fs::path out = tmp.path() / ("out" + std::to_string(run));
     const Result r = strata({"tune", trace.string(), "--spaces", spaces.string(), "--allocators",
-                             "glibc", "--goal", "memory", "--budget", "20", "--repeat", "2",
+                             "glibc", "--goal", "memory", "--budget", "24", "--repeat", "2",
                              "--seed", "7", "--no-plots", "--out", out.string()});
     ASSERT_EQ(r.exitCode(), 0) << r.out << r.err;
     const Json j = strata::test::parseJsonFile(out / "tune.json");
@@ -102,7 +102,7 @@ TEST(Tune, FindsTheSettingThatMattersAndRepeatsItselfForASeed) {
     EXPECT_TRUE(best["significant"].boolean) << r.out;
     EXPECT_TRUE(contains(r.out, "GLIBC_TUNABLES=glibc.malloc.")) << r.out;
     EXPECT_TRUE(contains(r.out, "strata run --allocator")) << r.out;
-    EXPECT_LE(glibc["replays"].number, 20) << "the budget holds";
+    EXPECT_LE(glibc["replays"].number, 24) << "the budget holds";
     tried.push_back(settingsTried(glibc));
   }
   // The settings are tried in an order the seed fixes: the default, then one option at a
@@ -154,7 +154,7 @@ TEST(Tune, ASettingThatCrashesTheAllocatorIsReportedAndTheSearchGoesOn) {
                         "option crash 1 0\n");
   const fs::path out = tmp.path() / "out";
   const Result r = strata({"tune", trace.string(), "--spaces", spaces.string(), "--repeat", "1",
-                           "--budget", "10", "--no-plots", "--out", out.string()});
+                           "--budget", "20", "--no-plots", "--out", out.string()});
   ASSERT_EQ(r.exitCode(), 0) << r.out << r.err;
   EXPECT_TRUE(contains(r.out, "failed: crash=1: ")) << r.out;
   EXPECT_TRUE(contains(r.out, "SIGSEGV")) << r.out;
@@ -168,7 +168,7 @@ TEST(Tune, WithACommandTheWinnerIsCheckedLive) {
   const fs::path spaces = glibcSpace(tmp);
   const fs::path out = tmp.path() / "out";
   const Result r = strata({"tune", "--spaces", spaces.string(), "--allocators", "glibc", "--goal",
-                           "memory", "--budget", "20", "--repeat", "2", "--no-plots", "--out",
+                           "memory", "--budget", "24", "--repeat", "2", "--no-plots", "--out",
                            out.string(), "--", STRATA_TEST_TUNE_PROGRAM});
   ASSERT_EQ(r.exitCode(), 0) << r.out << r.err;
   EXPECT_TRUE(contains(r.out, "Live check")) << r.out;
