@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The `strata tune` examples of the README: the three bundled workloads (size 1, seed 1), then
-# two real programs recorded and checked live: g++ -O2 compiling a generated C++ file
-# (its two processes that allocate are tuned together, so it gets twice the budget), and perl running bench/tune/threads.pl (8 waves of 8
-# threads that come and go, each building and dropping a hash).
+# The `strata tune` examples of the README: the three bundled workloads (size 1, seed 1; the
+# 4-thread server also for --goal memory), then two real programs recorded and checked live:
+# g++ -O2 compiling a generated C++ file (its two processes that allocate are tuned together,
+# so it gets twice the budget), and perl running bench/tune/threads.pl (8 waves of 8 threads
+# that come and go, each building and dropping a hash).
 #
 # usage: bench/tune_examples.sh [BUILD_DIR (default build)] [OUT (default tune-examples)]
 #        BUDGET=300 (replays per run of strata tune) REPEAT=3
@@ -20,6 +21,9 @@ for w in web-proxy editor server; do
   echo "== $w"
   "$strata" tune "$out/traces/$w.trace" --budget "$budget" --repeat "$repeat" --out "$out/$w"
 done
+echo "== server, goal memory"
+"$strata" tune "$out/traces/server.trace" --goal memory --budget "$budget" --repeat "$repeat" \
+  --out "$out/server-memory"
 
 python3 -c 'import sys; from pathlib import Path; sys.path.insert(0, "bench"); import dropin_suite; dropin_suite.gxx_source(Path(sys.argv[1]), 3)' \
   "$out/gxx_input.cpp"
