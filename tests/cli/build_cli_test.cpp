@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "../support/process.hpp"
+#include "strata_cli.hpp"
 
 namespace {
 
@@ -26,13 +27,10 @@ using Result = strata::test::RunResult;
 const std::string kComposition = "strata::LockedHeap<strata::SpinLock, strata::KingsleyHeap<strata::MmapHeap>>";
 
 Result strata(const std::vector<std::string>& args, const strata::test::EnvChanges& env = {}) {
-  strata::test::EnvChanges all{{"STRATA_LIB_DIR", std::nullopt}, {"LD_PRELOAD", std::nullopt},
-                               {"STRATA_INCLUDE_DIR", std::nullopt}};
-  all.insert(all.end(), env.begin(), env.end());
-  return strata::test::runProgram(STRATA_CLI_PATH, args, all);
+  return strata::test::runStrata(args, env);
 }
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+using strata::test::contains;
 
 std::size_t count(const std::string& s, const std::string& part) {
   std::size_t n = 0;

@@ -14,14 +14,7 @@
 extern char** environ;
 
 #ifndef STRATA_TEST_NO_TAKEOVER
-extern void* __libc_malloc(size_t);
-extern void __libc_free(void*);
-extern void* __libc_calloc(size_t, size_t);
-extern void* __libc_realloc(void*, size_t);
-void* malloc(size_t n) { return __libc_malloc(n); }
-void free(void* p) { __libc_free(p); }
-void* calloc(size_t n, size_t m) { return __libc_calloc(n, m); }
-void* realloc(void* p, size_t n) { return __libc_realloc(p, n); }
+#include "../support/forward_to_libc.h"
 #endif
 
 /* Writes all of `s`; gives up quietly on an error (the test then misses the line). */

@@ -12,6 +12,7 @@
 
 #include "../compare/json.hpp"
 #include "../support/process.hpp"
+#include "strata_cli.hpp"
 
 namespace {
 
@@ -21,12 +22,10 @@ using strata::test::TempDir;
 using Result = strata::test::RunResult;
 
 Result strata(const std::vector<std::string>& args, const strata::test::EnvChanges& env = {}) {
-  strata::test::EnvChanges all{{"STRATA_LIB_DIR", std::nullopt}, {"LD_PRELOAD", std::nullopt}};
-  all.insert(all.end(), env.begin(), env.end());
-  return strata::test::runProgram(STRATA_CLI_PATH, args, all);
+  return strata::test::runStrata(args, env);
 }
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+using strata::test::contains;
 
 // The environments the stand-in library reported, one block per process it was loaded into.
 std::vector<std::vector<std::string>> reports(const fs::path& file) {

@@ -10,6 +10,7 @@
 
 #include "../compare/json.hpp"
 #include "../support/process.hpp"
+#include "strata_cli.hpp"
 
 namespace {
 
@@ -19,12 +20,10 @@ using strata::test::TempDir;
 using Result = strata::test::RunResult;
 
 Result strata(const std::vector<std::string>& args, const strata::test::EnvChanges& env = {}) {
-  strata::test::EnvChanges all{{"STRATA_LIB_DIR", std::nullopt}, {"LD_PRELOAD", std::nullopt}};
-  all.insert(all.end(), env.begin(), env.end());
-  return strata::test::runProgram(STRATA_CLI_PATH, args, all);
+  return strata::test::runStrata(args, env);
 }
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+using strata::test::contains;
 
 // The program's allocations as a trace, through an mtrace log (strata import --from mtrace).
 fs::path programTrace(const TempDir& tmp) {
