@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs every test: once optimised, once under AddressSanitizer and
-# UndefinedBehaviorSanitizer.
+# UndefinedBehaviorSanitizer, then a short run of each libFuzzer target.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -14,3 +14,7 @@ cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSTRATA_BUILD_BENCH=
   -DSTRATA_SANITIZE=address,undefined -DCMAKE_CXX_FLAGS=-O1
 cmake --build build-asan -j "$jobs"
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 ctest --output-on-failure -j "$jobs")
+
+# The libFuzzer targets (clang, ASan + UBSan): a short smoke run of each on its seed corpus;
+# scripts/fuzz.sh TARGET SECONDS runs one for longer.
+bash scripts/fuzz.sh all 30

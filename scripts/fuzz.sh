@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Builds Strata's libFuzzer targets with clang (ASan + UBSan, build-fuzz/) and runs them.
+#
+# usage: scripts/fuzz.sh [TARGET|all] [SECONDS (default 60)]
+#   TARGET: trace_reader, mtrace (fuzz/<TARGET>_fuzz.cpp); all (the default) runs each in turn.
+# Each run starts from the seed corpus in fuzz/corpus/<TARGET>/ (the repository's, left as it
+# is: new inputs go to build-fuzz/corpus/<TARGET>/) with fuzz/<TARGET>.dict when there is one.
+# A finding stops the run with a non-zero exit; the input is in build-fuzz/findings/<TARGET>/
+# (minimise it with `build-fuzz/bin/<TARGET>_fuzz -minimize_crash=1 FILE`, fix the bug, add a
+# regression test, and put the minimised input into fuzz/corpus/<TARGET>/).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+target=${1:-all}
+seconds=${2:-60}
+targets=(trace_reader mtrace)
+if [[ $target != all ]]; then
+  found=0
+  for t in "${targets[@]}"; do [[ $t == "$target" ]] && found=1; done
+  if [[ $found == 0 ]]; then
+    echo "fuzz.sh: unknown target '$target' (known: ${targets[*]}, all)" >&2
+    exit 2
+  fi
+  targets=("$target")
+fi
+if ! [[ $seconds =~ ^[0-9]+$ ]] || [[ $seconds == 0 ]]; then
+  echo "fuzz.sh: SECONDS must be a positive number, got '$seconds'" >&2
+  exit 2
+fi
+if ! command -v clang++ >/dev/null; then
+  echo "fuzz.sh: clang++ is needed for libFuzzer (Debian: apt-get install clang)" >&2
+  exit 2
+fi
+CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DSTRATA_BUILD_TESTS=OFF -DSTRATA_BUILD_BENCH=OFF -DSTRATA_BUILD_FUZZ=ON \
+  -DSTRATA_SANITIZE=address,undefined,fuzzer-no-link >/dev/null
+cmake --build build-fuzz --target "${targets[@]/%/_fuzz}"
+for t in "${targets[@]}"; do
+  corpus=build-fuzz/corpus/$t
+  findings=build-fuzz/findings/$t
+  mkdir -p "$corpus" "$findings"
+  dict=()
+  [[ -f fuzz/$t.dict ]] && dict=(-dict="fuzz/$t.dict")
+  echo "fuzz.sh: $t for ${seconds}s"
+  status=0
+  ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
+    "build-fuzz/bin/${t}_fuzz" "$corpus" "fuzz/corpus/$t" "${dict[@]}" \
+    -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
+    -artifact_prefix="$findings/" >"build-fuzz/$t.log" 2>&1 || status=$?
+  tail -n 12 "build-fuzz/$t.log"
+  if [[ $status != 0 ]]; then
+    echo "fuzz.sh: $t found a problem (exit $status); the input is in $findings/" >&2
+    exit 1
+  fi
+done
+echo "fuzz.sh: no findings"
