@@ -11,10 +11,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <sstream>
 #include <system_error>
 
+#include "files.hpp"
 #include "proc.hpp"
 #include "process.hpp"
 
@@ -58,11 +58,6 @@ std::vector<std::string> splitLines(const std::string& text) {
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   return lines;
-}
-
-std::string readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 // Every occurrence of `from` in `s` replaced by `to`.
@@ -299,7 +294,7 @@ BuildResult buildLibrary(const BuildRequest& request) {
     return r;
   }
   // The scratch directory is nobody's business: diagnostics name the glue by its file name.
-  r.fullLog = replaceAll(run.out + readFile(logPath), scratch.path() + "/", "");
+  r.fullLog = replaceAll(run.out + support::readFile(logPath), scratch.path() + "/", "");
   if (!run.succeeded() || !fs::is_regular_file(library, ec)) {
     r.status = BuildStatus::CompileFailed;
     r.firstError = firstCompilerError(r.fullLog);

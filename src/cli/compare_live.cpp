@@ -5,21 +5,13 @@
 // from wait4's resource usage. A run that crashes, exits non-zero or prints something other
 // than the reference run (glibc's, else the first allocator's) marks its allocator failed.
 #include <algorithm>
-#include <fstream>
 #include <stdexcept>
 
 #include "compare_steps.hpp"
+#include "files.hpp"
 #include "process.hpp"
 
 namespace strata::cli::compare {
-namespace {
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
-
-}  // namespace
 
 void runLive(const Options& o, const std::vector<registry::ResolvedAllocator>& where, LiveReport& live,
              const std::function<void(const std::string&)>& step) {
@@ -59,7 +51,7 @@ void runLive(const Options& o, const std::vector<registry::ResolvedAllocator>& w
   }
 
   const std::string referenceOut = reference < n && !outputs[reference].empty()
-                                       ? slurp(outputs[reference].front()) : std::string();
+                                       ? support::readFile(outputs[reference].front()) : std::string();
   for (std::size_t a = 0; a < n; ++a) {
     LiveRow& row = live.rows[a];
     if (!where[a].available) {
@@ -74,7 +66,7 @@ void runLive(const Options& o, const std::vector<registry::ResolvedAllocator>& w
       row.cpuRuns.push_back(runs[i].cpuSeconds());
       row.rssRuns.push_back(runs[i].maxRssBytes);
       if (!runs[i].succeeded() && failedRun == runs.size()) failedRun = i;
-      if (slurp(outputs[a][i]) != referenceOut) row.stdoutMatches = false;
+      if (support::readFile(outputs[a][i]) != referenceOut) row.stdoutMatches = false;
     }
     std::size_t pick;
     if (failedRun < runs.size()) {

@@ -29,12 +29,6 @@ constexpr std::array<AllocatorInfo, 7> kAllocators{{
     {"strata", Origin::Strata, "libstrata.so", "", "strata_malloc"},
 }};
 
-// True when `path` names a readable regular file (symbolic links followed).
-bool isLibraryFile(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), R_OK) == 0;
-}
-
 // The directory the running C library was loaded from (e.g. /lib/x86_64-linux-gnu), found
 // from the address of a function only libc defines; empty if the loader cannot say.
 fs::path libcDirectory() {
@@ -57,6 +51,11 @@ void addDir(std::vector<std::string>& dirs, const fs::path& dir) {
 }  // namespace
 
 std::span<const AllocatorInfo> knownAllocators() { return kAllocators; }
+
+bool isLibraryFile(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), R_OK) == 0;
+}
 
 const AllocatorInfo* findAllocator(std::string_view name) {
   for (const AllocatorInfo& a : kAllocators)

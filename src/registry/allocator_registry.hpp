@@ -59,6 +59,9 @@ struct Location {
 // Looks for one allocator's library in `dirs`. glibc is always available with an empty path.
 Location locate(const AllocatorInfo& info, const SearchDirs& dirs);
 
+// True when `path` names a readable regular file (symbolic links followed).
+bool isLibraryFile(const std::string& path);
+
 // locate() for every known allocator, in the order of knownAllocators().
 std::vector<Location> locateAll(const SearchDirs& dirs);
 

@@ -7,11 +7,11 @@
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <sstream>
 
+#include "files.hpp"
 #include "proc.hpp"
 #include "process.hpp"
 
@@ -68,21 +68,11 @@ bool startsSpec(std::string_view piece) {
   return findAllocator(base) != nullptr || base == "none" || looksLikePath(base);
 }
 
-bool isLibraryFile(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), R_OK) == 0;
-}
-
 // True when the two names are the same file (after links); false if either is missing.
 bool sameFile(const std::string& a, const std::string& b) {
   struct stat sa {}, sb {};
   return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
          sa.st_ino == sb.st_ino;
-}
-
-std::string readFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 // The value of `key=` in the probe's output, or empty.
@@ -162,7 +152,7 @@ ProbeResult runProbe(const ResolvedAllocator& a) {
   spec.captureStdout = true;
   spec.stderrPath = errPath;
   const support::ProcessResult run = support::runChild(spec);
-  const std::string err = readFile(errPath);
+  const std::string err = support::readFile(errPath);
   ::unlink(errPath.c_str());
   r.warnings = allocatorWarnings(err);
   r.version = field(run.out, "version");
