@@ -2,7 +2,7 @@
 # Builds Strata's libFuzzer targets with clang (ASan + UBSan, build-fuzz/) and runs them.
 #
 # usage: scripts/fuzz.sh [TARGET|all] [SECONDS (default 60)]
-#   TARGET: trace_reader, mtrace (fuzz/<TARGET>_fuzz.cpp); all (the default) runs each in turn.
+#   TARGET: any fuzz/<TARGET>_fuzz.cpp; all (the default) runs each in turn.
 # Each run starts from the seed corpus in fuzz/corpus/<TARGET>/ (the repository's, left as it
 # is: new inputs go to build-fuzz/corpus/<TARGET>/) with fuzz/<TARGET>.dict when there is one.
 # A finding stops the run with a non-zero exit; the input is in build-fuzz/findings/<TARGET>/
@@ -12,7 +12,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 target=${1:-all}
 seconds=${2:-60}
-targets=(trace_reader mtrace)
+targets=()
+for f in fuzz/*_fuzz.cpp; do
+  t=${f#fuzz/}
+  targets+=("${t%_fuzz.cpp}")
+done
 if [[ $target != all ]]; then
   found=0
   for t in "${targets[@]}"; do [[ $t == "$target" ]] && found=1; done

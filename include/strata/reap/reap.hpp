@@ -284,12 +284,16 @@ class ReapHeap : public ClearOptimizedHeap<ReapRegion<Top>, ReapStore> {
     void* m = this->malloc(sizeof(T));
     if (m == nullptr) return nullptr;
     T* t;
+#if defined(__cpp_exceptions)
     try {
       t = ::new (m) T(std::forward<A>(args)...);
     } catch (...) {
       this->free(m);
       throw;
     }
+#else
+    t = ::new (m) T(std::forward<A>(args)...);
+#endif
     if constexpr (!std::is_trivially_destructible_v<T>) {
       if (!addCleanup([](void* o) { static_cast<T*>(o)->~T(); }, t)) {
         t->~T();
