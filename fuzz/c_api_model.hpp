@@ -1,0 +1,169 @@
+// The model the C API fuzz target (c_api_fuzz.cpp) checks the reap, region and obstack
+// libraries against: the input read as a stream of small numbers, the byte pattern each
+// object is filled with (derived from its id), and every live object the model knows of,
+// kept by address so that a new object overlapping a live one is caught when it arrives.
+#pragma once
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <iterator>
+#include <map>
+
+// A failed check: say which and stop (libFuzzer records the input).
+#define CAPI_CHECK(cond, what)                                                   \
+  do {                                                                           \
+    if (!(cond)) {                                                               \
+      std::fprintf(stderr, "c_api_fuzz: check failed: %s (%s, line %d)\n", what, \
+                   #cond, __LINE__);                                             \
+      __builtin_trap();                                                          \
+    }                                                                            \
+  } while (0)
+
+namespace capi {
+
+// The fuzz input as numbers; past its end every read is 0.
+class Input {
+ public:
+  Input(const std::uint8_t* data, std::size_t size) : p_(data), n_(size) {}
+  bool empty() const { return n_ == 0; }
+  std::uint8_t u8() {
+    if (n_ == 0) return 0;
+    --n_;
+    return *p_++;
+  }
+  std::uint16_t u16() { return static_cast<std::uint16_t>(u8() | (u8() << 8)); }
+
+  // A request size: mostly below 4 KiB, sometimes tiny, now and then up to 1 MiB, rarely
+  // one no allocator can serve (hugeSize).
+  std::size_t size() {
+    const std::uint8_t kind = u8();
+    switch (kind & 7) {
+      case 5: return u8() & 63;
+      case 6: return (static_cast<std::size_t>(u16()) << 4) & 0xFFFFF;
+      case 7: return (kind & 0x80) ? hugeSize() : u16() & 0xFFF;
+      default: return u16() & 0xFFF;
+    }
+  }
+  // A size that must fail: beyond PTRDIFF_MAX, or beyond any address space.
+  std::size_t hugeSize() {
+    static constexpr std::size_t kHuge[] = {SIZE_MAX, SIZE_MAX - 8, SIZE_MAX - 4095,
+                                            SIZE_MAX / 2 + 1, std::size_t{1} << 62};
+    return kHuge[u8() % (sizeof kHuge / sizeof kHuge[0])];
+  }
+
+ private:
+  const std::uint8_t* p_;
+  std::size_t n_;
+};
+
+// Byte i of the object with id `id`.
+inline std::uint8_t pattern(std::uint32_t id, std::size_t i) {
+  return static_cast<std::uint8_t>(id * 131u + i * 7u + (i >> 8) + 1u);
+}
+inline void fill(std::uint8_t* p, std::uint32_t id, std::size_t from, std::size_t to) {
+  for (std::size_t i = from; i < to; ++i) p[i] = pattern(id, i);
+}
+inline bool holds(const std::uint8_t* p, std::uint32_t id, std::size_t from, std::size_t to) {
+  for (std::size_t i = from; i < to; ++i)
+    if (p[i] != pattern(id, i)) return false;
+  return true;
+}
+inline bool zeroed(const std::uint8_t* p, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i)
+    if (p[i] != 0) return false;
+  return true;
+}
+
+enum class Api { reap, region, obstack };
+
+// One live object: `bytes` hold its pattern; [p, p + extent) is memory no other live object
+// may share (at least one byte for a distinct zero-size object).
+struct Object {
+  std::uint8_t* p;
+  std::size_t bytes;
+  std::size_t extent;
+  std::uint32_t id;
+  Api api;
+  int owner;  // the reap, region or obstack slot
+};
+
+// Bounds that keep one run fast and small.
+inline constexpr std::size_t kMaxObjects = 256;
+inline constexpr std::size_t kMaxLiveBytes = std::size_t{24} << 20;
+
+// Every live object with an extent, by address.
+class Objects {
+ public:
+  bool roomFor(std::size_t n) const {
+    return map_.size() < kMaxObjects && n <= kMaxLiveBytes - bytes_;
+  }
+  std::uint32_t newId() { return ++lastId_; }
+
+  // Records o, which must not overlap a live object.
+  void add(const Object& o) {
+    CAPI_CHECK(o.extent > 0, "only objects with an extent are recorded");
+    const auto a = reinterpret_cast<std::uintptr_t>(o.p);
+    auto next = map_.lower_bound(a);
+    if (next != map_.end())
+      CAPI_CHECK(a + o.extent <= next->first, "a new object overlaps a live one (above)");
+    if (next != map_.begin()) {
+      const auto& prev = std::prev(next)->second;
+      CAPI_CHECK(reinterpret_cast<std::uintptr_t>(prev.p) + prev.extent <= a,
+                 "a new object overlaps a live one (below)");
+    }
+    map_.emplace(a, o);
+    bytes_ += o.extent;
+  }
+  Object* find(const void* p) {
+    auto it = map_.find(reinterpret_cast<std::uintptr_t>(p));
+    return it == map_.end() ? nullptr : &it->second;
+  }
+  void remove(const void* p) {
+    auto it = map_.find(reinterpret_cast<std::uintptr_t>(p));
+    CAPI_CHECK(it != map_.end(), "the model knows the object");
+    bytes_ -= it->second.extent;
+    map_.erase(it);
+  }
+  static void verify(const Object& o) { CAPI_CHECK(holds(o.p, o.id, 0, o.bytes), "contents kept"); }
+  void verifyAll() const {
+    for (const auto& [a, o] : map_) verify(o);
+  }
+  // Verifies and forgets every object for which gone(o) says so.
+  template <class Pred>
+  void dropIf(Pred gone) {
+    for (auto it = map_.begin(); it != map_.end();) {
+      if (gone(it->second)) {
+        verify(it->second);
+        bytes_ -= it->second.extent;
+        it = map_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  // The n-th live object of owner `owner` of api (n taken modulo their count), or nullptr.
+  Object* pick(Api api, int owner, unsigned n) {
+    std::size_t count = 0;
+    for (auto& [a, o] : map_) count += o.api == api && o.owner == owner;
+    if (count == 0) return nullptr;
+    n %= count;
+    for (auto& [a, o] : map_)
+      if (o.api == api && o.owner == owner && n-- == 0) return &o;
+    return nullptr;
+  }
+  bool empty() const { return map_.empty(); }
+
+ private:
+  std::map<std::uintptr_t, Object> map_;
+  std::size_t bytes_ = 0;
+  std::uint32_t lastId_ = 0;
+};
+
+// errno as a failed allocation must leave it.
+inline void expectNoMemory(const void* p, const char* what) {
+  CAPI_CHECK(p == nullptr, what);
+  CAPI_CHECK(errno == ENOMEM, what);
+}
+
+}  // namespace capi
