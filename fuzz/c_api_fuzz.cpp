@@ -364,7 +364,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (api == 0) reapOp(r, in);
     if (api == 1) regionOp(r, in);
     if (api == 2) obstacks.op(in);
-    if (step % 16 == 0) r.objects.verifyAll();
+    if (step % 64 == 0) r.objects.verifyAll();
   }
   r.objects.verifyAll();
   // Destroy the roots; their descendants go with them.
