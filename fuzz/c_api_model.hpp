@@ -1,7 +1,8 @@
 // The model the C API fuzz target (c_api_fuzz.cpp) checks the reap, region and obstack
 // libraries against: the input read as a stream of small numbers, the byte pattern each
 // object is filled with (derived from its id), and every live object the model knows of,
-// kept by address so that a new object overlapping a live one is caught when it arrives.
+// kept by address so that a new object overlapping a live one is caught when it arrives; and
+// the slots that hold the reap and region trees.
 #pragma once
 #include <cerrno>
 #include <cstddef>
@@ -10,6 +11,7 @@
 #include <cstring>
 #include <iterator>
 #include <map>
+#include <vector>
 
 // A failed check: say which and stop (libFuzzer records the input).
 #define CAPI_CHECK(cond, what)                                                   \
@@ -189,6 +191,67 @@ class Objects {
   std::size_t bytes_ = 0;
   std::uint32_t lastId_ = 0;
 };
+
+// ---- reap and region trees ----
+
+inline constexpr int kMaxTrees = 8;  // reap and region slots
+
+// A reap or region slot: its handle, its parent slot (-1: a root) and, for reaps, the
+// cleanups registered and not yet run.
+template <class Handle>
+struct Slot {
+  Handle* h = nullptr;
+  int parent = -1;
+  std::vector<int> cleanups;
+  std::size_t count = 0, bytes = 0;  // regions: what region_object_count / live_bytes say
+};
+
+// The live slots of v: the n-th (modulo), or -1 when none is live.
+template <class S>
+int pickSlot(const std::vector<S>& v, unsigned n) {
+  int live = 0;
+  for (const auto& s : v) live += s.h != nullptr;
+  if (live == 0) return -1;
+  n %= static_cast<unsigned>(live);
+  for (int i = 0; i < static_cast<int>(v.size()); ++i)
+    if (v[i].h != nullptr && n-- == 0) return i;
+  return -1;
+}
+
+// Slot i and all its live descendants.
+template <class S>
+std::vector<bool> subtree(const std::vector<S>& v, int i, bool withSelf) {
+  std::vector<bool> in(v.size(), false);
+  in[i] = true;
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (std::size_t j = 0; j < v.size(); ++j)
+      if (!in[j] && v[j].h != nullptr && v[j].parent >= 0 && in[v[j].parent])
+        in[j] = grew = true;
+  }
+  in[i] = withSelf;
+  return in;
+}
+
+template <class S>
+int createSlot(std::vector<S>& v, Input& in, decltype(S::h) (*create)(decltype(S::h))) {
+  int free = -1;
+  for (int i = 0; i < static_cast<int>(v.size()); ++i)
+    if (v[i].h == nullptr) free = i;
+  if (free < 0 && static_cast<int>(v.size()) < kMaxTrees) {
+    v.emplace_back();
+    free = static_cast<int>(v.size()) - 1;
+  }
+  if (free < 0) return -1;
+  const std::uint8_t b = in.u8();
+  const int parent = (b & 1) ? pickSlot(v, b >> 1) : -1;
+  auto h = create(parent >= 0 ? v[parent].h : nullptr);
+  CAPI_CHECK(h != nullptr, "create");
+  v[free] = S{};
+  v[free].h = h;
+  v[free].parent = parent;
+  return free;
+}
 
 // errno as a failed allocation must leave it.
 inline void expectNoMemory(const void* p, const char* what) {
