@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "strata/general/kingsley_heap.hpp"
+#include "strata/general/lea_heap.hpp"
+#include "strata/general/strata_heap.hpp"
 #include "strata/top/malloc_heap.hpp"
 #include "strata/top/sbrk_heap.hpp"
 #include "strata/utility/ansi_wrapper.hpp"
@@ -21,6 +23,17 @@ using Debug = DebugHeap<KingsleyHeap<SbrkHeap<>>>;
 static_assert(SizedHeap<Debug> && Debug::Alignment == 16);
 static_assert(ClearableHeap<Debug>);
 static_assert(!ClearableHeap<DebugHeap<MallocHeap>>);
+
+// The parent's own ways to allocate and resize would bypass the canaries and the table, so
+// DebugHeap does not pass them on (adapters above then use malloc, copy and free).
+template <class H>
+concept ExtraAllocation = requires(H& h, void* p, std::size_t n) { h.memalign(n, n); } ||
+    requires(H& h, std::size_t n) { h.mallocZeroed(n); } ||
+    requires(H& h, void* p, std::size_t n) { h.reallocInPlace(p, n); } ||
+    requires(H& h, void* p, std::size_t n) { h.reallocMoving(p, n); } ||
+    requires(H& h, std::size_t n) { h.mallocFromBins(n); };
+static_assert(ExtraAllocation<StrataHeap> && !ExtraAllocation<DebugHeap<StrataHeap>>);
+static_assert(BinnedHeap<LeaHeap<>> && !BinnedHeap<DebugHeap<LeaHeap<>>>);
 
 namespace {
 
@@ -346,4 +359,11 @@ TEST(DebugHeap, DifferentialOverKingsley) {
 TEST(DebugHeap, DifferentialOverMallocGivesQuarantineAndTableBack) {
   differentialWithoutReports<ANSIWrapper<DebugHeap<MallocHeap>>>(
       {.seed = 13, .ops = 300'000, .maxLive = 10000, .sizes = test::SizeMix::Small});
+}
+
+// Over StrataHeap, which has memalign, mallocZeroed and realloc in place of its own: none of
+// them may reach past DebugHeap, so nothing is reported and every object is checked.
+TEST(DebugHeap, DifferentialOverStrataHeap) {
+  differentialWithoutReports<ANSIWrapper<DebugHeap<StrataHeap>>>(
+      {.seed = 14, .ops = 200'000, .zeroSizes = true});
 }

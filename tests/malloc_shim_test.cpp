@@ -339,6 +339,19 @@ TEST(LeaMallocHeap, ReallocGrowsAndShrinksInPlace) {
   heap.free(big);
 }
 
+// A size beyond any block must not wrap the block size into a small one and "succeed".
+TEST(LeaMallocHeap, ReallocInPlaceRefusesAbsurdSizes) {
+  LeaMallocHeap<SbrkHeap<std::size_t{1} << 30>> heap;
+  auto* a = static_cast<unsigned char*>(heap.malloc(100));
+  for (int i = 0; i < 100; ++i) a[i] = static_cast<unsigned char>(i);
+  for (std::size_t n : {SIZE_MAX, SIZE_MAX - 8, SIZE_MAX - 20, std::size_t{PTRDIFF_MAX} + 1}) {
+    EXPECT_EQ(heap.reallocInPlace(a, n), nullptr) << n;
+    EXPECT_GE(heap.getSize(a), 100u);
+  }
+  for (int i = 0; i < 100; ++i) ASSERT_EQ(a[i], static_cast<unsigned char>(i));
+  heap.free(a);
+}
+
 TEST(LeaMallocHeap, TrimGivesTopPagesBack) {
   LeaMallocHeap<SbrkHeap<std::size_t{1} << 30>> heap;
   void* keep = heap.malloc(100);

@@ -23,9 +23,10 @@ class LeaMallocHeap : public LeaHeap<SbrkTop> {
   // Shrinking splits the tail off and frees it (merging it with a free successor); growing
   // takes in the free block that follows when the two together are big enough, and splits
   // off what is left over. nullptr, with p untouched, when the successor is not free or too
-  // small. Cost: a few header loads and stores, plus a bin removal when growing.
+  // small, or n is beyond any block (above PTRDIFF_MAX, where the block size would wrap).
+  // Cost: a few header loads and stores, plus a bin removal when growing.
   void* reallocInPlace(void* p, std::size_t n) noexcept {
-    if (MmapHeap::isMapped(p)) return nullptr;
+    if (n > PTRDIFF_MAX || MmapHeap::isMapped(p)) return nullptr;
     const std::size_t want = Medium::usableFor(n);
     const std::size_t have = Medium::getSize(p);
     if (want > have) {

@@ -187,6 +187,16 @@ class DebugHeap : public Super {
     Super::clear();
   }
 
+  // The parent's other ways to allocate or resize (memalign, mallocZeroed, reallocInPlace,
+  // reallocMoving, mallocFromBins) would hand out or resize objects without their header and
+  // canaries, behind the table's back: DebugHeap hides them, so adapters above (MallocShim,
+  // SelectMmapHeap) fall back to malloc, copy and free, which DebugHeap checks.
+  void* memalign(std::size_t, std::size_t) = delete;
+  void* mallocZeroed(std::size_t) = delete;
+  void* reallocInPlace(void*, std::size_t) = delete;
+  void* reallocMoving(void*, std::size_t) = delete;
+  void* mallocFromBins(std::size_t) = delete;
+
   // Routes reports to `handler` (nullptr: back to standard error).
   void setReportHandler(DebugReportHandler handler, void* context = nullptr) noexcept {
     handler_ = handler != nullptr ? handler : &writeDebugReportToStderr;
