@@ -386,6 +386,31 @@ TEST(MallocShim, AlignedMarkWithBadOffsetIsIgnored) {
   Plain::free(p);
 }
 
+// glibc's memalign: EINVAL only above SIZE_MAX / 2 + 1; 2^63 and its non-power-of-two
+// neighbours below are valid alignments no memory satisfies (ENOMEM). A heap with memalign
+// never sees one above 1 GiB (its contract): the shim answers ENOMEM itself.
+TEST(MallocShim, HugeAlignmentsAnswerAsGlibcDoes) {
+  const std::size_t top = SIZE_MAX / 2 + 1;
+  for (std::size_t a : {top, top - 1, (std::size_t{1} << 62) + 1}) {
+    errno = 0;
+    EXPECT_EQ(Plain::memalign(a, 1), nullptr) << a;
+    EXPECT_EQ(errno, ENOMEM) << a;
+  }
+  errno = 0;
+  EXPECT_EQ(Plain::memalign(top + 1, 1), nullptr);
+  EXPECT_EQ(errno, EINVAL);
+  void* p = nullptr;
+  EXPECT_EQ(Plain::posix_memalign(&p, top, 1), ENOMEM);
+  const int memaligns = NativeHeap::memaligns;
+  for (std::size_t a : {std::size_t{1} << 31, std::size_t{1} << 40, top}) {
+    errno = 0;
+    EXPECT_EQ(Native::memalign(a, 1), nullptr) << a;
+    EXPECT_EQ(errno, ENOMEM) << a;
+    EXPECT_EQ(Native::posix_memalign(&p, a, 1), ENOMEM) << a;
+  }
+  EXPECT_EQ(NativeHeap::memaligns, memaligns);
+}
+
 TEST(MallocShim, NativeMemalignAndReallocInPlaceAreUsed) {
   const int memaligns = NativeHeap::memaligns, inPlace = NativeHeap::inPlace;
   void* p = Native::memalign(256, 100);

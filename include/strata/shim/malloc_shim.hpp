@@ -28,7 +28,9 @@
 //    leaves errno alone; it returns EINVAL when the alignment is not a power of two multiple
 //    of sizeof(void*));
 //  - memalign rounds a non-power-of-two alignment up to the next power of two, as glibc does;
-//    aligned_alloc rejects one (EINVAL), as glibc 2.38 and C17 do;
+//    aligned_alloc rejects one (EINVAL), as glibc 2.38 and C17 do; an alignment above
+//    SIZE_MAX / 2 + 1 is EINVAL, 2^63 (and, over a heap with memalign, anything above 1 GiB)
+//    is ENOMEM;
 //  - realloc(nullptr, n) is malloc(n); realloc(p, 0) frees p and returns nullptr (glibc's
 //    behaviour; C23 leaves it undefined); a grow or shrink keeps p when H::reallocInPlace
 //    manages it, or when n fits p's usable size and wastes at most half of it plus 4 KiB;
@@ -98,6 +100,7 @@ class MallocShim {
   static constexpr std::size_t kMinAlign = 16;
   static constexpr std::size_t kAlignedMark = detail::kFlagFirstInRun;
   static constexpr std::size_t kMaxMarkOffset = std::size_t{1} << 40;
+  static constexpr std::size_t kMaxNativeAlign = std::size_t{1} << 30;  // H::memalign's limit
   static constexpr bool kNativeMemalign = requires(H& h, std::size_t n) {
     { h.memalign(n, n) } -> std::same_as<void*>;
   };
@@ -186,11 +189,12 @@ class MallocShim {
     return realloc(p, total);
   }
 
-  // glibc's memalign: a non-power-of-two alignment is rounded up; an impossible one is
-  // EINVAL.
+  // glibc's memalign: a non-power-of-two alignment is rounded up; one that cannot be (above
+  // SIZE_MAX / 2 + 1) is EINVAL; 2^63 itself is a valid alignment that no memory satisfies
+  // (ENOMEM).
   static void* memalign(std::size_t align, std::size_t n) noexcept {
     if (align <= kMinAlign) return malloc(n);
-    if (align > (std::size_t{1} << 62)) {
+    if (align > SIZE_MAX / 2 + 1) {
       errno = EINVAL;
       return nullptr;
     }
@@ -450,6 +454,7 @@ class MallocShim {
     if (n > PTRDIFF_MAX) return outOfMemory();
     if (n == 0) n = 1;
     if constexpr (kNativeMemalign) {
+      if (align > kMaxNativeAlign) return outOfMemory();  // beyond what H::memalign takes
       void* p = heap().memalign(align, n);
       return p != nullptr ? p : outOfMemory();
     } else {
