@@ -3,11 +3,14 @@
 // malloc and free by size and chunk kind, the huge chunk cache (reuse, its limits, zeroing
 // on reuse), interior and double frees ignored, memalign up to big alignments,
 // reallocInPlace, and trim dropping the cache.
+#include <sys/mman.h>
+
 #include <gtest/gtest.h>
 
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 #include <memory>
 
 #include "strata/detail/align.hpp"
@@ -132,6 +135,33 @@ TEST(HugeObjectHeap, BooksAndTheCache) {
   ASSERT_EQ(z, p);
   for (std::size_t i = 0; i < MiB; i += 1024) ASSERT_EQ(static_cast<unsigned char*>(z)[i], 0) << i;
   EXPECT_EQ(static_cast<unsigned char*>(z)[MiB - 1], 0);
+  h->free(z);
+}
+
+// calloc of a reused chunk hands its pages back rather than writing them: what the earlier
+// object made resident is not resident any more, it reads as zero, and the books still count
+// the chunk as committed.
+TEST(HugeObjectHeap, CallocOfAReusedChunkLeavesItsPagesUntouched) {
+  auto h = makeHeap();
+  constexpr std::size_t n = 16 * MiB;
+  void* p = h->malloc(n);
+  ASSERT_NE(p, nullptr);
+  std::memset(p, 0xCD, n);
+  const std::size_t committed = h->committed();
+  h->free(p);
+  auto* z = static_cast<unsigned char*>(h->mallocZeroed(n - 100));
+  ASSERT_EQ(static_cast<void*>(z), p) << "the cached chunk is reused";
+  EXPECT_EQ(h->committed(), committed);
+  const std::uintptr_t first = (reinterpret_cast<std::uintptr_t>(z) + 4095) & ~std::uintptr_t{4095};
+  const std::size_t pages = (n - 2 * 4096) / 4096;
+  std::vector<unsigned char> resident(pages);
+  ASSERT_EQ(::mincore(reinterpret_cast<void*>(first), pages * 4096, resident.data()), 0);
+  std::size_t residentPages = 0;
+  for (unsigned char r : resident) residentPages += r & 1;
+  EXPECT_EQ(residentPages, 0u) << "calloc wrote pages the program has not touched";
+  for (std::size_t i = 0; i < n - 100; i += 4093) ASSERT_EQ(z[i], 0) << i;
+  EXPECT_EQ(z[0], 0);
+  EXPECT_EQ(z[n - 101], 0);
   h->free(z);
 }
 

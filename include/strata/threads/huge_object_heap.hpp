@@ -7,7 +7,8 @@
 // request takes the tightest fit, its tail beyond the request decommitted when it is much
 // longer, or grows the longest one by moving its pages; realloc growth moves pages too
 // (reallocMoving), never copies them. A chunk fresh from the system reads as zero, so calloc
-// does not clear it.
+// does not clear it; a reused one gets its pages back from the system (they read as zero)
+// rather than written, so calloc never makes more of it resident than the program touches.
 //
 // Cost on top of Super: a compare on malloc; on free, the chunk lookup Super would need
 // anyway and a compare of the chunk's kind.
@@ -69,7 +70,7 @@ class HugeObjectHeap : public Super {
     if (n <= threshold_) return Super::mallocZeroed(n);
     bool fresh = false;
     void* p = mallocHuge(n, Alignment, &fresh);
-    if (p != nullptr && !fresh) std::memset(p, 0, n);
+    if (p != nullptr && !fresh) clearReused(p, n);
     return p;
   }
 
@@ -200,6 +201,24 @@ class HugeObjectHeap : public Super {
     h->committed = e.committed;
     Super::addInUse(e.length - offset);
     return static_cast<std::byte*>(e.chunk) + offset;
+  }
+
+  // Zeroes n bytes at p in a reused chunk. Its whole pages are handed back rather than
+  // written (they read as zero when next touched), so a big calloc that touches little of
+  // its memory makes little of it resident, as a fresh mapping would; only the partial
+  // pages at either end are written. The pages stay in the books as the object's.
+  void clearReused(void* p, std::size_t n) noexcept {
+    constexpr std::size_t kPage = 4096;
+    const std::uintptr_t begin = addr(p), end = begin + n;
+    const std::uintptr_t lo = detail::align_up(begin, kPage), hi = end & ~std::uintptr_t{kPage - 1};
+    if (hi <= lo) {
+      std::memset(p, 0, n);
+      return;
+    }
+    std::memset(p, 0, lo - begin);
+    Super::decommit(reinterpret_cast<void*>(lo), hi - lo, Decommit::Now);
+    Super::commit(hi - lo);
+    std::memset(reinterpret_cast<void*>(hi), 0, end - hi);
   }
 
   // Makes a cached chunk fit total bytes: grows a short one by moving its pages; decommits
