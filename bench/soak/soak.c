@@ -26,7 +26,7 @@
  * or runaway fragmentation. Short runs end their first tenth before the plateau: read the
  * bound on runs of several minutes.
  *
- * --pressure: sets RLIMIT_AS to --limit-mib (128 MiB by default, of which the program and
+ * --pressure: sets RLIMIT_AS to --limit-mib (96 MiB by default, of which the program and
  * its libraries map about 15) and runs itself again under it (the allocator starts under
  * the limit, as under `ulimit -v`), so allocations fail regularly. Every refusal must be
  * NULL with errno ENOMEM (posix_memalign: returns ENOMEM; new: std::bad_alloc); the run
@@ -339,7 +339,7 @@ static long peak_of(long from, long to) {
 }
 
 int main(int argc, char** argv) {
-  long seconds = 60, fork_ms = 1000, limit_mib = 128;
+  long seconds = 60, fork_ms = 1000, limit_mib = 96;
   const char* rss_path = NULL;
   int pressure_mode = 0, malloc_stats_too = 0;
   for (int i = 1; i < argc; ++i) {
