@@ -2,7 +2,7 @@
 // binding): pop and refill, the fresh flag only for blocks carved from memory that reads as
 // zero, a full page parked and reclaimed through freeRemote from another thread, the last
 // empty page of a small class kept, large classes one block per page, and tidy releasing
-// everything.
+// everything; a large class's page parked as soon as its block is out.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -185,6 +185,30 @@ TEST(PageQueues, AFullPageIsParkedAndReclaimedByARemoteFree) {
   EXPECT_FALSE(fresh);
   EXPECT_FALSE(first->inFullList);
   EXPECT_EQ(first->parkState(), SizeClassPage::kNormal);
+}
+
+// A large class's page (one block) is parked as soon as its block is handed out, so a free
+// by another thread hands it back for the owner's next refill of any class. Left in its
+// queue, it waited on the thread-free list for the next refill of its own class: under a
+// mix of many large sizes freed across threads, every heap held a page of megabytes per
+// large class (malloc_soak's resident size grew to several times the live size).
+TEST(PageQueues, ALargeBlockFreedRemotelyGoesBackOnAnyRefill) {
+  Fixture f;
+  const unsigned c = Queues::classOf(20 * kSlot);
+  void* big = f.alloc(c);
+  ASSERT_NE(big, nullptr);
+  Page* page = pageOf(big);
+  EXPECT_TRUE(page->inFullList);
+  EXPECT_EQ(page->parkState(), SizeClassPage::kParked);
+  const std::size_t used = f.heap->usedSlots();
+  Queues* owner = f.heap.get();
+  std::thread([&] { Queues::freeRemote(owner, page, big); }).join();
+  EXPECT_EQ(page->parkState(), SizeClassPage::kClaimed);
+  void* small = f.alloc(Queues::classOf(64));  // a refill of another class
+  ASSERT_NE(small, nullptr);
+  EXPECT_EQ(f.heap->usedSlots(), used - 20 + Queues::slotsOf(pageOf(small)))
+      << "the large page went back to its segment";
+  f.free(small);
 }
 
 TEST(PageQueues, RemoteFreesIntoAQueuedPageAreCollected) {

@@ -2,6 +2,8 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <cstring>
+#include <vector>
 
 #include "strata/building/adapt_heap.hpp"
 #include "strata/combining/seg_heap.hpp"
@@ -154,6 +156,27 @@ TEST(SelectMmapHeap, ABigRequestTakesAFreeFitFromABinnedSmallBeforeMapping) {
   h.free(c);
   EXPECT_EQ(h.small().frees, 2);
   EXPECT_EQ(h.big().frees, 1);
+}
+
+// Small out of memory (a reservation made small under an address-space limit): requests
+// below the threshold get a mapping instead of NULL, as glibc maps when the break cannot
+// grow, and go back to Big when freed. libstrata-kingsley.so and libstrata-lea.so started
+// under `ulimit -v` refused them even after the limit was lifted.
+TEST(SelectMmapHeap, SmallOutOfMemoryFallsBackToAMapping) {
+  SelectMmapHeap<4096, SizeHeap<SbrkHeap<(1u << 20), (1u << 20)>>, Big> h;
+  std::vector<void*> blocks;
+  bool mapped = false;
+  for (int i = 0; i < 2000; ++i) {
+    void* p = h.malloc(900);
+    ASSERT_NE(p, nullptr) << "request " << i;
+    std::memset(p, 1, 900);
+    mapped = mapped || MmapHeap::isMapped(p);
+    blocks.push_back(p);
+  }
+  EXPECT_TRUE(mapped) << "1 MiB of Small cannot hold 2000 x 900 bytes";
+  for (void* p : blocks) h.free(p);
+  EXPECT_GT(h.big().frees, 0);
+  EXPECT_EQ(h.big().bytesHeld(), 0u);
 }
 
 TEST(SelectMmapHeap, HugeRequestsAreNull) {

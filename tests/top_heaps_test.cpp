@@ -1,7 +1,12 @@
 // Top heaps: memory from the system, and the accounting of it.
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstdint>
 #include <cstring>
 
@@ -98,6 +103,35 @@ TEST(SbrkHeap, ReservationExhaustionIsEnomem) {
   EXPECT_NE(h.malloc(1u << 20), nullptr);  // what is left is still handed out
   EXPECT_EQ(h.malloc(SIZE_MAX), nullptr);
   EXPECT_EQ(h.malloc(SIZE_MAX - 8), nullptr);
+}
+
+// Under an address-space limit (RLIMIT_AS, `ulimit -v`) smaller than the reservation, the
+// heap reserves what fits instead of refusing every request: libstrata-kingsley.so and
+// libstrata-lea.so (64 GiB reservations) failed every small malloc under `ulimit -v 2G`.
+// In a child process, so the limit stays there.
+TEST(SbrkHeap, ReservesLessUnderAnAddressSpaceLimit) {
+  auto limitedRun = [] {
+    long pages = 0;
+    if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+      if (std::fscanf(f, "%ld", &pages) != 1) pages = 0;
+      std::fclose(f);
+    }
+    rlimit lim{};
+    getrlimit(RLIMIT_AS, &lim);
+    lim.rlim_cur = static_cast<rlim_t>(pages) * static_cast<rlim_t>(sysconf(_SC_PAGESIZE)) +
+                   (rlim_t{256} << 20);
+    if (pages == 0 || setrlimit(RLIMIT_AS, &lim) != 0) std::_Exit(2);
+    SbrkHeap<(std::size_t{64} << 30)> h;
+    void* p = h.malloc(1000);
+    if (p == nullptr) std::_Exit(3);
+    std::memset(p, 1, 1000);
+    std::size_t got = 1000;
+    errno = 0;
+    while (h.malloc(1 << 20) != nullptr) got += 1 << 20;
+    // Tens of MiB under the limit, then ENOMEM, not a crash.
+    std::_Exit(got >= (std::size_t{32} << 20) && errno == ENOMEM ? 0 : 4);
+  };
+  EXPECT_EXIT(limitedRun(), ::testing::ExitedWithCode(0), "");
 }
 
 TEST(SbrkHeap, DestructorReturnsEverything) {

@@ -38,12 +38,15 @@ class SelectMmapHeap : public Small {
   SelectMmapHeap(const SelectMmapHeap&) = delete;
   SelectMmapHeap& operator=(const SelectMmapHeap&) = delete;
 
-  // Big for n >= threshold() (unless Small has a free fit), Small otherwise. The Big side (a
+  // Big for n >= threshold() (unless Small has a free fit), Small otherwise; Big too when
+  // Small is out of memory (its reservation full, as SbrkHeap's is when it was made under an
+  // address-space limit), as glibc maps memory when the break cannot grow. The Big side (a
   // system call anyway) is kept out of line so that Small's fast path inlines into the
   // caller.
   void* malloc(std::size_t n) noexcept {
     if (n >= threshold()) [[unlikely]] return mallocBig(n);
-    return Small::malloc(n);
+    if (void* p = Small::malloc(n)) [[likely]] return p;
+    return mallocFallback(n);
   }
 
   // Back to whichever heap made p, as its header says; a mapped object may first raise the
@@ -94,6 +97,10 @@ class SelectMmapHeap : public Small {
     if constexpr (BinnedHeap<Small>) {
       if (void* p = Small::mallocFromBins(n)) return p;
     }
+    return big_.malloc(n);
+  }
+
+  [[gnu::cold, gnu::noinline]] void* mallocFallback(std::size_t n) noexcept {
     return big_.malloc(n);
   }
 

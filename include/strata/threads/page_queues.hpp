@@ -110,7 +110,7 @@ class PageQueues : public Super {
       page->collect();
       if (page->free != nullptr) {
         setCurrent(c, page);
-        return page->pop();
+        return popLarge(c, page);
       }
       if (page->capacity < page->reserved) {
         if (carvable == nullptr) carvable = page;
@@ -135,7 +135,7 @@ class PageQueues : public Super {
     setCurrent(c, page);
     extend(page);
     fresh = page->zeroTail;
-    return page->pop();
+    return popLarge(c, page);
   }
 
   // The owner freed into a parked page (take it back) or emptied a page (retire it).
@@ -206,6 +206,22 @@ class PageQueues : public Super {
     if (current_[c] != &emptyPage_) current_[c]->pinned = false;
     if (page != &emptyPage_ && c < ClassCount) page->pinned = true;
     current_[c] = page;
+  }
+
+  // Pops the block of page (class c); a large class's page, now full, is parked at once.
+  // Its one block is freed by whichever thread: a free by another thread then claims it for
+  // the owner's next refill of any class, instead of waiting on the thread-free list for
+  // the next refill of this class, which may be long in coming (one page of each large
+  // class per heap would stay held, megabytes each).
+  void* popLarge(unsigned c, Page* page) noexcept {
+    void* b = page->pop();
+    if (c >= ClassCount && b != nullptr && page->tryPark()) {
+      setCurrent(c, &emptyPage_);
+      unlink(queue_[c], page);
+      pushBack(full_, page);
+      page->inFullList = true;
+    }
+    return b;
   }
 
   // Carves more blocks and counts them as in use.

@@ -19,6 +19,10 @@ namespace strata {
 
 // ReserveBytes: the most this heap can ever hold (address space only, nothing committed).
 // CommitStep: the granularity at which the reservation is made accessible.
+// A process whose address space is limited (RLIMIT_AS, `ulimit -v`) may not get ReserveBytes
+// at once: the reservation is then halved until it fits (down to one CommitStep), and the
+// heap holds at most what it got, instead of refusing every request. It keeps that smaller
+// reservation if the limit is raised later: the range cannot grow in place.
 template <std::size_t ReserveBytes = (std::size_t{16} << 30),
           std::size_t CommitStep = (std::size_t{1} << 20)>
 class SbrkHeap : public AccountedTop {
@@ -34,7 +38,7 @@ class SbrkHeap : public AccountedTop {
   ~SbrkHeap() {
     if (base_ != nullptr) {
       refund(brk_);
-      ::munmap(base_, ReserveBytes);
+      ::munmap(base_, reserved_);
     }
   }
 
@@ -75,14 +79,21 @@ class SbrkHeap : public AccountedTop {
     return upto <= committed_ || commit(upto);
   }
   bool reserve() noexcept {
-    void* p = ::mmap(nullptr, ReserveBytes, PROT_NONE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) return false;
-    base_ = static_cast<std::byte*>(p);
-    return true;
+    for (std::size_t size = ReserveBytes; size >= CommitStep;
+         size = size / 2 / CommitStep * CommitStep) {
+      void* p = ::mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                       -1, 0);
+      if (p != MAP_FAILED) {
+        base_ = static_cast<std::byte*>(p);
+        reserved_ = size;
+        return true;
+      }
+    }
+    return false;
   }
   bool commit(std::size_t upto) noexcept {
     const std::size_t target = detail::align_up(upto, CommitStep);
+    if (target > reserved_) return false;
     if (::mprotect(base_ + committed_, target - committed_, PROT_READ | PROT_WRITE) != 0)
       return false;
     committed_ = target;
@@ -92,6 +103,7 @@ class SbrkHeap : public AccountedTop {
   std::byte* base_ = nullptr;
   std::size_t brk_ = 0;
   std::size_t committed_ = 0;
+  std::size_t reserved_ = 0;  // what reserve() got: ReserveBytes, or less under a limit
 };
 
 }  // namespace strata
