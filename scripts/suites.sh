@@ -30,7 +30,8 @@ modules=(test_dict test_list test_unicode test_json test_pickle test_re test_thr
   test_marshal test_zlib test_long test_decimal test_descr test_codecs test_hashlib
   test_heapq test_ctypes test_subprocess test_exceptions)
 build_targets=(strata_malloc strata_malloc_kingsley strata_malloc_lea strata_reap strata_region
-  strata_obstack page_queues_test differential_harness_test malloc_shim_test)
+  strata_obstack strata_tracetools page_queues_test differential_harness_test malloc_shim_test
+  thread_heap_test)
 
 usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 die() { echo "suites: $*" >&2; exit 2; }
@@ -105,7 +106,7 @@ print(subprocess.run([sys.executable, "-c", child], capture_output=True, text=Tr
 }
 
 suite_python() {
-  dpkg-query -W -f='${Status}' libpython3.11-testsuite 2>/dev/null | grep -q "ok installed" || {
+  dpkg-query -W -f='${Status}' libpython3.11-testsuite 2>/dev/null | grep "ok installed" >/dev/null || {
     local sudo=""
     [ "$(id -u)" = 0 ] || sudo=sudo
     echo "suites: installing libpython3.11-testsuite" >&2
@@ -148,7 +149,7 @@ suite_build() {
     if ! check_preload "$a"; then row build "$a" "not run: library not in use" FAILED 0; failed=1; continue; fi
     if [ -n "$lib" ]; then  # the compiler's own programs must load the library too
       for tool in "$(g++ -print-prog-name=cc1plus)" "$(command -v ninja)" "$(command -v ld)"; do
-        LD_PRELOAD=$lib ldd "$tool" | grep -qF "$lib" ||
+        LD_PRELOAD=$lib ldd "$tool" | grep -F "$lib" >/dev/null ||
           { echo "suites: $a: $tool would not load $lib" >&2; failed=1; }
       done
     fi
