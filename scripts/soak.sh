@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Soak and fault runs of Strata's drop-in malloc libraries (not part of CI or ctest).
 #
-# usage: scripts/soak.sh [MINUTES (default 30)] [LIBRARY...]
+# usage: scripts/soak.sh [--parallel] [MINUTES (default 30)] [LIBRARY...]
 #   LIBRARY: strata, strata-kingsley, strata-lea (default: all three; lib*.so in build/lib).
+#   --parallel: every run at once instead of one after the other (each gets a share of the
+#   cores, so fewer operations, but the whole soak takes MINUTES plus the pressure runs).
 # Builds malloc_soak (bench/soak/) and the libraries in build/, then, one library after the
 # other (each run has 8 threads of its own), runs malloc_soak under each by LD_PRELOAD and
 # under glibc as the reference: the normal mix for MINUTES minutes, then --pressure (a tight
@@ -13,6 +15,11 @@
 # 15 minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+parallel=0
+if [[ ${1:-} == --parallel ]]; then
+  parallel=1
+  shift
+fi
 minutes=${1:-30}
 if ! [[ $minutes =~ ^[0-9]+$ ]] || [[ $minutes == 0 ]]; then
   echo "soak.sh: MINUTES must be a positive whole number, got '$minutes'" >&2
@@ -47,9 +54,9 @@ pressure=$((seconds / 10))
 field() { sed -n "s/.*[[:space:]]$1=\([^[:space:]]*\).*/\1/p" <<<"$2" | head -n1 | grep . || echo -; }
 mib() { [[ $1 == - ]] && echo - || echo $(($1 / 1024)); }
 
-rows=()
-failed=0
-for lib in glibc "${libs[@]}"; do
+# One library's two runs; its row of the table goes to build/soak/<lib>.row.
+soak_one() {
+  local lib=$1 preload status pstatus normal press verdict
   preload=
   [[ $lib != glibc ]] && preload=$PWD/build/lib/lib$lib.so
   echo "soak.sh: $lib: ${minutes} min normal, ${pressure} s pressure" >&2
@@ -64,12 +71,31 @@ for lib in glibc "${libs[@]}"; do
   verdict=ok
   if ((status != 0 || pstatus != 0)) || [[ -z $normal || -z $press ]]; then
     verdict="FAIL(normal $status, pressure $pstatus)"
-    failed=1
   fi
-  rows+=("$(printf '%-16s %4s %12s %6s %9s %9s %9s %9s %12s %s' "$lib" "$minutes" \
+  printf '%-16s %4s %12s %6s %9s %9s %9s %9s %12s %s' "$lib" "$minutes" \
     "$(field ops "$normal")" "$(field forks "$normal")" "$(mib "$(field peak_rss_kib "$normal")")" \
     "$(mib "$(field first_used_kib "$normal")")" "$(mib "$(field last_used_kib "$normal")")" \
-    "$(field enomem "$press")" "$(field recovered "$press")" "$verdict")")
+    "$(field enomem "$press")" "$(field recovered "$press")" "$verdict" >"build/soak/$lib.row"
+}
+
+pids=()
+for lib in glibc "${libs[@]}"; do
+  rm -f "build/soak/$lib.row"
+  if ((parallel)); then
+    soak_one "$lib" &
+    pids+=($!)
+  else
+    soak_one "$lib"
+  fi
+done
+for pid in "${pids[@]}"; do wait "$pid"; done
+rows=()
+failed=0
+for lib in glibc "${libs[@]}"; do
+  row=$(cat "build/soak/$lib.row" 2>/dev/null || true)
+  [[ -z $row ]] && row="$lib (no result)"
+  [[ $row == *FAIL* || $row == *"no result"* ]] && failed=1
+  rows+=("$row")
 done
 
 printf '%-16s %4s %12s %6s %9s %9s %9s %9s %12s %s\n' library min ops forks peak_MiB \
