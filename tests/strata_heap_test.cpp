@@ -93,6 +93,27 @@ TEST(StrataHeap, ZeroBytesGivesUniqueFreeablePointers) {
   h->free(b);
 }
 
+// An empty aligned request is a unique object of its own: its address is inside the block
+// it came from, never that block's end (the next block's start, which malloc hands out
+// next and free would take).
+TEST(StrataHeap, EmptyAlignedRequestsDoNotAliasTheNextBlock) {
+  auto h = std::make_unique<StrataHeap>();
+  for (std::size_t align = 32; align <= 4096; align *= 2) {
+    void* first = h->malloc(0);
+    void* p = h->memalign(align, 0);
+    ASSERT_NE(p, nullptr) << align;
+    EXPECT_TRUE(detail::is_aligned(p, align)) << align;
+    std::vector<void*> next;
+    for (int i = 0; i < 64; ++i) {
+      next.push_back(h->malloc(0));
+      ASSERT_NE(next.back(), p) << "malloc handed out the aligned empty object again, align " << align;
+    }
+    h->free(p);
+    for (void* q : next) h->free(q);
+    h->free(first);
+  }
+}
+
 TEST(StrataHeap, MemalignEveryPowerOfTwoUpTo1GiB) {
   auto h = std::make_unique<StrataHeap>();
   for (std::size_t align = 32; align <= (std::size_t{1} << 29); align *= 2) {

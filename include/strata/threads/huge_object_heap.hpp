@@ -104,6 +104,9 @@ class HugeObjectHeap : public Super {
       return nullptr;
     }
     if (align <= Alignment) return malloc(n);
+    // At least one byte: the aligned address of an empty request could otherwise be the
+    // block's end, which is the next block's start (and free would take that one).
+    if (n == 0) n = 1;
     std::size_t need;
     if (detail::checked_add(n, align - Alignment, need) && need <= threshold_)
       return Super::mallocAlignedIn(align, need);
