@@ -4,9 +4,11 @@
 #include "strata/detail/poison.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
@@ -314,6 +316,38 @@ TEST(MallocShim, ReallocOfCarvedObjectKeepsContents) {
   Plain::free(q);
 }
 
+// A big alignment over a heap without memalign carves the object out of a mapping much
+// larger than it; shrinking it must unmap the slack in place, not copy the slack (never
+// written, so never resident) into a new block of its size.
+TEST(MallocShim, ShrinkingAHugelyAlignedMappedObjectKeepsItInPlace) {
+  using Kingsley = MallocShim<KingsleyComposition>;
+  const std::size_t page = detail::page_size();
+  constexpr std::size_t kWritten = 60000;
+  auto* p = static_cast<unsigned char*>(Kingsley::memalign(std::size_t{1} << 28, kWritten));
+  ASSERT_NE(p, nullptr);
+  for (std::size_t i = 0; i < kWritten; ++i) p[i] = static_cast<unsigned char>(i * 7);
+  const std::size_t have = Kingsley::malloc_usable_size(p);
+  const std::size_t n = std::max<std::size_t>(have / 4, kWritten);
+  auto* q = static_cast<unsigned char*>(Kingsley::realloc(p, n));
+  ASSERT_EQ(q, p);
+  EXPECT_GE(Kingsley::malloc_usable_size(q), n);
+  EXPECT_LT(Kingsley::malloc_usable_size(q), n + page);
+  for (std::size_t i = 0; i < kWritten; ++i) ASSERT_EQ(q[i], static_cast<unsigned char>(i * 7));
+  const std::uintptr_t from = detail::align_up(reinterpret_cast<std::uintptr_t>(q) + kWritten, page);
+  const std::uintptr_t to = (reinterpret_cast<std::uintptr_t>(q) + n) & ~(page - 1);
+  std::vector<unsigned char> resident(to > from ? (to - from) / page : 0);
+  if (!resident.empty()) {
+    ASSERT_EQ(::mincore(reinterpret_cast<void*>(from), to - from, resident.data()), 0);
+    EXPECT_EQ(std::count_if(resident.begin(), resident.end(), [](unsigned char r) { return r & 1; }), 0)
+        << "the never-written slack was touched";
+  }
+  // Growing it again keeps the contents, wherever it lands.
+  auto* r = static_cast<unsigned char*>(Kingsley::realloc(q, n + 10 * page));
+  ASSERT_NE(r, nullptr);
+  for (std::size_t i = 0; i < kWritten; ++i) ASSERT_EQ(r[i], static_cast<unsigned char>(i * 7));
+  Kingsley::free(r);
+}
+
 TEST(LeaMallocHeap, ReallocGrowsAndShrinksInPlace) {
   LeaMallocHeap<SbrkHeap<std::size_t{1} << 30>> heap;
   auto* a = static_cast<unsigned char*>(heap.malloc(1000));
@@ -334,8 +368,10 @@ TEST(LeaMallocHeap, ReallocGrowsAndShrinksInPlace) {
   heap.free(c);
   heap.free(a);
   heap.free(fence);
-  void* big = heap.malloc(1 << 20);  // mapped: never in place
-  EXPECT_EQ(heap.reallocInPlace(big, 2 << 20), nullptr);
+  void* big = heap.malloc(1 << 20);  // mapped: resized by its mapping
+  EXPECT_EQ(heap.reallocInPlace(big, 200000), big);
+  EXPECT_LT(heap.getSize(big), 210000u);
+  EXPECT_GE(heap.getSize(big), 200000u);
   heap.free(big);
 }
 

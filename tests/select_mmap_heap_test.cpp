@@ -77,6 +77,29 @@ TEST(SelectMmapHeap, RoutesFreeByTheMappedFlagNotBySize) {
   EXPECT_EQ(h.getSize(nullptr), 0u);
 }
 
+// A mapped object is resized by its mapping; Small's objects, by Small when it can (here it
+// cannot).
+TEST(SelectMmapHeap, ReallocInPlaceAsksTheHeapThatMadeTheObject) {
+  static_assert(ResizesInPlace<Select> && ResizesInPlace<MmapHeap>);
+  static_assert(!ResizesInPlace<Small>);
+  Select h;
+  const std::size_t page = detail::page_size();
+  void* small = h.malloc(500);
+  void* big = h.malloc(40 * page);
+  ASSERT_TRUE(small && big);
+  EXPECT_EQ(h.reallocInPlace(small, 100), nullptr);
+  EXPECT_EQ(h.getSize(small), 512u);
+  EXPECT_EQ(h.reallocInPlace(big, 100), big);  // stays mapped, one page now
+  EXPECT_TRUE(MmapHeap::isMapped(big));
+  EXPECT_EQ(h.getSize(big), page - MmapHeap::HeaderSize);
+  EXPECT_EQ(h.big().bytesHeld(), page);
+  h.free(small);
+  h.free(big);
+  EXPECT_EQ(h.small().frees, 1);
+  EXPECT_EQ(h.big().frees, 1);
+  EXPECT_EQ(h.bytesHeld(), 0u);
+}
+
 using Dynamic = SelectMmapHeap<1000, Small, Big, true>;
 static_assert(SizedHeap<Dynamic> && Dynamic::MaxDynamicThreshold == (32u << 20));
 

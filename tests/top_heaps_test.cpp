@@ -1,6 +1,7 @@
 // Top heaps: memory from the system, and the accounting of it.
 #include <gtest/gtest.h>
 
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -74,6 +75,50 @@ TEST(MmapHeap, HugeRequestsFailCleanly) {
     EXPECT_EQ(h.malloc(n), nullptr) << n;
     EXPECT_EQ(errno, ENOMEM);
   }
+  EXPECT_EQ(h.bytesHeld(), 0u);
+}
+
+// Shrinking unmaps the tail (the pages past the new end are gone, and so is their memory);
+// growing extends the mapping only where the pages after it are free.
+TEST(MmapHeap, ReallocInPlaceShrinksByUnmappingTheTailAndGrowsOnlyWhereThereIsRoom) {
+  MmapHeap h;
+  const std::size_t page = detail::page_size();
+  auto* p = static_cast<unsigned char*>(h.malloc(64 * page));
+  ASSERT_NE(p, nullptr);
+  std::memset(p, 0x5a, h.getSize(p));
+  const std::size_t process0 = processAccount().held();
+  EXPECT_EQ(h.reallocInPlace(p, 3 * page), p);
+  EXPECT_EQ(h.getSize(p), 4 * page - MmapHeap::HeaderSize);
+  EXPECT_EQ(h.bytesHeld(), 4 * page);
+  EXPECT_EQ(processAccount().held(), process0 - 61 * page);  // 65 pages were mapped
+  for (std::size_t i = 0; i < h.getSize(p); ++i) ASSERT_EQ(p[i], 0x5a) << i;
+  unsigned char resident = 0;
+  errno = 0;
+  EXPECT_EQ(::mincore(p - MmapHeap::HeaderSize + 4 * page, page, &resident), -1);
+  EXPECT_EQ(errno, ENOMEM) << "the page past the new end is still mapped";
+  EXPECT_EQ(h.reallocInPlace(p, h.getSize(p)), p);  // same pages: nothing to do
+  EXPECT_EQ(h.bytesHeld(), 4 * page);
+
+  // Growing into pages that are mapped already fails and leaves p alone.
+  void* fence = ::mmap(p - MmapHeap::HeaderSize + 4 * page, page, PROT_NONE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+  ASSERT_NE(fence, MAP_FAILED);
+  errno = 12345;
+  EXPECT_EQ(h.reallocInPlace(p, 4 * page), nullptr);
+  EXPECT_EQ(errno, 12345);
+  EXPECT_EQ(h.getSize(p), 4 * page - MmapHeap::HeaderSize);
+  ::munmap(fence, page);
+  // With the pages after it free, it grows there.
+  ASSERT_EQ(h.reallocInPlace(p, 6 * page), p);
+  EXPECT_EQ(h.getSize(p), 7 * page - MmapHeap::HeaderSize);
+  EXPECT_EQ(h.bytesHeld(), 7 * page);
+  for (std::size_t i = 0; i < 4 * page - MmapHeap::HeaderSize; ++i) ASSERT_EQ(p[i], 0x5a) << i;
+  for (std::size_t i = 4 * page - MmapHeap::HeaderSize; i < h.getSize(p); ++i)
+    ASSERT_EQ(p[i], 0) << i;
+  for (std::size_t n : {SIZE_MAX, SIZE_MAX - 15, std::size_t{PTRDIFF_MAX}})
+    EXPECT_EQ(h.reallocInPlace(p, n), nullptr) << n;
+  EXPECT_EQ(h.getSize(p), 7 * page - MmapHeap::HeaderSize);
+  h.free(p);
   EXPECT_EQ(h.bytesHeld(), 0u);
 }
 

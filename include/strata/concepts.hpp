@@ -58,6 +58,13 @@ concept BinnedHeap = SizedHeap<H> && requires(H& h, std::size_t n) {
   { h.mallocFromBins(n) } -> std::same_as<void*>;
 };
 
+// A sized heap that can resize an object where it is (reallocInPlace: p, or nullptr with p
+// untouched).
+template <class H>
+concept ResizesInPlace = SizedHeap<H> && requires(H& h, void* p, std::size_t n) {
+  { h.reallocInPlace(p, n) } -> std::same_as<void*>;
+};
+
 // A sized heap that can recognise its own objects from their header (MmapHeap), so that
 // SelectMmapHeap can route free and getSize by the object alone.
 template <class H>

@@ -60,6 +60,19 @@ class SelectMmapHeap : public Small {
     }
   }
 
+  // p resized where it is by the heap that made it, when that heap can (reallocInPlace);
+  // nullptr, p untouched, when it cannot. A mapped object stays mapped whatever its new size.
+  void* reallocInPlace(void* p, std::size_t n) noexcept
+    requires(ResizesInPlace<Small> || ResizesInPlace<Big>)
+  {
+    if (Big::isMapped(p)) {
+      if constexpr (ResizesInPlace<Big>) return big_.reallocInPlace(p, n);
+      return nullptr;
+    }
+    if constexpr (ResizesInPlace<Small>) return Small::reallocInPlace(p, n);
+    return nullptr;
+  }
+
   // The usable size, asked of the heap that made p.
   std::size_t getSize(void* p) noexcept {
     if (p == nullptr) return 0;

@@ -33,7 +33,8 @@
 //    is ENOMEM;
 //  - realloc(nullptr, n) is malloc(n); realloc(p, 0) frees p and returns nullptr (glibc's
 //    behaviour; C23 leaves it undefined); a grow or shrink keeps p when H::reallocInPlace
-//    manages it, or when n fits p's usable size and wastes at most half of it plus 4 KiB;
+//    manages it (for an aligned object, on the block it was carved from), or when n fits
+//    p's usable size and wastes at most half of it plus 4 KiB;
 //    on failure p is left intact and the result is nullptr with errno = ENOMEM;
 //  - free_sized and free_aligned_sized are free (the size is not checked);
 //  - operator new loops on the new_handler and throws std::bad_alloc; the nothrow forms
@@ -168,7 +169,10 @@ class MallocShim {
     if (block == nullptr) [[unlikely]] return nullptr;
     const std::size_t have = usableOf(p, block);
     if constexpr (kNativeReallocInPlace) {
-      if (block == p && heap().reallocInPlace(p, n) != nullptr) return p;
+      // An aligned object carved out of a block is resized with its block (the bytes before
+      // it, and its mark, stay where they are).
+      const auto offset = static_cast<std::size_t>(detail::bytes(p) - detail::bytes(block));
+      if (heap().reallocInPlace(block, offset + n) != nullptr) return p;
     }
     if (n <= have && have - n <= have / 2 + 4096) return p;
     if constexpr (requires(H& h) { { h.reallocMoving(p, n) } -> std::same_as<void*>; }) {

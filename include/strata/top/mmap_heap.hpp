@@ -2,7 +2,8 @@
 //
 // The first 16 bytes of the mapping hold the shared header word (usable size | mapped
 // flag), so the heap needs no table to find a mapping's length, and routers can recognise
-// its objects. Cost: one mmap and one munmap system call per object.
+// its objects. Cost: one mmap and one munmap system call per object; an object resized in
+// place (reallocInPlace) costs one munmap of its tail or one mremap.
 #pragma once
 #include <sys/mman.h>
 #include <unistd.h>
@@ -10,6 +11,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstddef>
+#include <cstdint>
 
 #include "strata/detail/align.hpp"
 #include "strata/detail/header.hpp"
@@ -63,6 +65,34 @@ class MmapHeap : public AccountedTop {
     const std::size_t len = getSize(p) + HeaderSize;
     refund(len);
     ::munmap(detail::bytes(p) - HeaderSize, len);
+  }
+
+  // p resized where it is, as glibc's realloc does a mapped chunk: shrinking unmaps the
+  // whole pages past the new end (the address space and any memory in them go back);
+  // growing extends the mapping only when the pages after it are free (mremap without
+  // moving). nullptr, p untouched and errno unchanged, when it cannot grow in place or n is
+  // beyond any mapping.
+  void* reallocInPlace(void* p, std::size_t n) noexcept {
+    std::size_t len;
+    if (!detail::checked_add(n, HeaderSize, len) ||
+        !detail::checked_align_up(len, detail::page_size(), len) || len > PTRDIFF_MAX) {
+      return nullptr;
+    }
+    const std::size_t old = getSize(p) + HeaderSize;
+    std::byte* base = detail::bytes(p) - HeaderSize;
+    if (len < old) {
+      ::munmap(base + len, old - len);
+      refund(old - len);
+    } else if (len > old) {
+      const int saved = errno;
+      if (::mremap(base, old, len, 0) == MAP_FAILED) {
+        errno = saved;
+        return nullptr;
+      }
+      charge(len - old);
+    }
+    detail::header_word(p) = (len - HeaderSize) | detail::kFlagMmapped;
+    return p;
   }
 
   static std::size_t getSize(void* p) noexcept {
