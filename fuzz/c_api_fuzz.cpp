@@ -88,12 +88,12 @@ void reapsGone(Run& r, const std::vector<bool>& gone, const std::vector<bool>& d
 }
 
 void reapOp(Run& r, Input& in) {
-  const std::uint8_t op = in.u8() % 12;
+  const std::uint8_t op = in.byte() % 12;
   if (op == 0 || pickSlot(r.reaps, 0) < 0) {
     createSlot(r.reaps, in, reap_create);
     return;
   }
-  const int s = pickSlot(r.reaps, in.u8());
+  const int s = pickSlot(r.reaps, in.byte());
   strata_reap* h = r.reaps[s].h;
   switch (op) {
     case 1:
@@ -111,7 +111,7 @@ void reapOp(Run& r, Input& in) {
       return;
     }
     case 3: {  // calloc, the product sometimes overflowing
-      const std::size_t count = in.u8() & 1 ? in.hugeSize() : in.u16() & 0x3FF;
+      const std::size_t count = in.byte() & 1 ? in.hugeSize() : in.u16() & 0x3FF;
       const std::size_t size = in.size();
       std::size_t n;
       if (__builtin_mul_overflow(count, size, &n) || n >= (std::size_t{1} << 62)) {
@@ -166,7 +166,7 @@ void reapOp(Run& r, Input& in) {
       return;
     }
     case 8: {  // a pointer of another reap, or inside an object: nothing changes
-      const int t = pickSlot(r.reaps, in.u8());
+      const int t = pickSlot(r.reaps, in.byte());
       Object* o = r.objects.pick(Api::reap, t, in.u16());
       if (o == nullptr) return;
       void* bad = o->p;
@@ -193,7 +193,7 @@ void reapOp(Run& r, Input& in) {
       const auto dead = subtree(r.reaps, s, false);
       r.objects.dropIf([&](const Object& o) { return o.api == Api::reap && gone[o.owner]; });
       void* vh = h;
-      if (in.u8() & 1) {
+      if (in.byte() & 1) {
         reap_clear(h);
       } else {
         reapFreeAll(&vh);
@@ -205,7 +205,7 @@ void reapOp(Run& r, Input& in) {
       const auto gone = subtree(r.reaps, s, true);
       r.objects.dropIf([&](const Object& o) { return o.api == Api::reap && gone[o.owner]; });
       void* vh = h;
-      if (in.u8() & 1) {
+      if (in.byte() & 1) {
         reap_destroy(h);
       } else {
         reapDestroy(&vh);
@@ -234,12 +234,12 @@ void regionGone(Run& r, int s, bool destroy) {
 }
 
 void regionOp(Run& r, Input& in) {
-  const std::uint8_t op = in.u8() % 7;
+  const std::uint8_t op = in.byte() % 7;
   if (op == 0 || pickSlot(r.regions, 0) < 0) {
     createSlot(r.regions, in, region_create);
     return;
   }
-  const int s = pickSlot(r.regions, in.u8());
+  const int s = pickSlot(r.regions, in.byte());
   auto& slot = r.regions[s];
   std::size_t n = in.size(), count = 1;
   void* p = nullptr;
@@ -255,7 +255,7 @@ void regionOp(Run& r, Input& in) {
       p = region_alloc(slot.h, n);
       break;
     case 2: {
-      count = in.u8() & 1 ? in.hugeSize() : in.u16() & 0x3FF;
+      count = in.byte() & 1 ? in.hugeSize() : in.u16() & 0x3FF;
       std::size_t total;
       if (__builtin_mul_overflow(count, n, &total) || total > PTRDIFF_MAX) {
         errno = 0;
@@ -306,7 +306,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   capi::Obstacks obstacks(r.objects);
   Input in(data, size);
   for (unsigned step = 1; !in.empty(); ++step) {
-    const std::uint8_t api = in.u8() % 3;
+    const std::uint8_t api = in.byte() % 3;
     if (api == 0) reapOp(r, in);
     if (api == 1) regionOp(r, in);
     if (api == 2) obstacks.op(in);

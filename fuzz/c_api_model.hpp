@@ -13,6 +13,8 @@
 #include <map>
 #include <vector>
 
+#include "input.hpp"
+
 // A failed check: say which and stop (libFuzzer records the input).
 #define CAPI_CHECK(cond, what)                                                   \
   do {                                                                           \
@@ -26,23 +28,16 @@
 namespace capi {
 
 // The fuzz input as numbers; past its end every read is 0.
-class Input {
+class Input : public strata::fuzz::ByteReader {
  public:
-  Input(const std::uint8_t* data, std::size_t size) : p_(data), n_(size) {}
-  bool empty() const { return n_ == 0; }
-  std::uint8_t u8() {
-    if (n_ == 0) return 0;
-    --n_;
-    return *p_++;
-  }
-  std::uint16_t u16() { return static_cast<std::uint16_t>(u8() | (u8() << 8)); }
+  using ByteReader::ByteReader;
 
   // A request size: mostly below 4 KiB, sometimes tiny, now and then up to 1 MiB, rarely
   // one no allocator can serve (hugeSize).
   std::size_t size() {
-    const std::uint8_t kind = u8();
+    const std::uint8_t kind = byte();
     switch (kind & 7) {
-      case 5: return u8() & 63;
+      case 5: return byte() & 63;
       case 6: return (kind & 0x80) ? (static_cast<std::size_t>(u16()) << 4) & 0xFFFFF
                                    : u16() & 0xFFF;
       case 7: return (kind & 0x80) ? hugeSize() : u16() & 0xFFF;
@@ -53,12 +48,8 @@ class Input {
   std::size_t hugeSize() {
     static constexpr std::size_t kHuge[] = {SIZE_MAX, SIZE_MAX - 8, SIZE_MAX - 4095,
                                             SIZE_MAX / 2 + 1, std::size_t{1} << 62};
-    return kHuge[u8() % (sizeof kHuge / sizeof kHuge[0])];
+    return kHuge[byte() % (sizeof kHuge / sizeof kHuge[0])];
   }
-
- private:
-  const std::uint8_t* p_;
-  std::size_t n_;
 };
 
 // Byte i of the object with id `id`: a table of kPeriod (prime) bytes, entered at a place
@@ -243,7 +234,7 @@ int createSlot(std::vector<S>& v, Input& in, decltype(S::h) (*create)(decltype(S
     free = static_cast<int>(v.size()) - 1;
   }
   if (free < 0) return -1;
-  const std::uint8_t b = in.u8();
+  const std::uint8_t b = in.byte();
   const int parent = (b & 1) ? pickSlot(v, b >> 1) : -1;
   auto h = create(parent >= 0 ? v[parent].h : nullptr);
   CAPI_CHECK(h != nullptr, "create");

@@ -41,8 +41,8 @@ class Obstacks {
   }
 
   void op(Input& in) {
-    const std::uint8_t op = in.u8() % 16;
-    const int s = in.u8() % kSlots;
+    const std::uint8_t op = in.byte() % 16;
+    const int s = in.byte() % kSlots;
     Slot& o = slots_[s];
     if (!o.live) {
       begin(o, in);
@@ -87,7 +87,7 @@ class Obstacks {
         break;
       }
       case 5:  // blank: n bytes more, or fewer
-        if (in.u8() & 1) {
+        if (in.byte() & 1) {
           const std::size_t m = n < before ? n : before;
           obstack_blank(h, -static_cast<std::ptrdiff_t>(m));
           o.growing.resize(before - m);
@@ -127,7 +127,7 @@ class Obstacks {
       case 12: {  // an absurd request fails and changes nothing
         obstackFailed = false;
         const std::size_t huge = in.hugeSize();
-        const std::uint8_t how = in.u8() % 3;
+        const std::uint8_t how = in.byte() % 3;
         if (how == 0) CAPI_CHECK(obstack_alloc(h, huge) == nullptr, "obstack_alloc fails");
         if (how == 1) obstack_blank(h, static_cast<std::ptrdiff_t>(huge >> 1));
         if (how == 2) obstack_make_room(h, huge);
@@ -176,7 +176,7 @@ class Obstacks {
 
   void begin(Slot& o, Input& in) {
     static constexpr std::size_t kChunk[] = {0, 64, 256, 1000, 4064, 16384};
-    const std::uint8_t b = in.u8();
+    const std::uint8_t b = in.byte();
     const std::size_t align = (b & 8) ? std::size_t{1} << (b & 7) : 0;
     CAPI_CHECK(obstack_specify_allocation_with_arg(&o.h, kChunk[(b >> 4) % 6], align,
                                                    obstackChunkAlloc, obstackChunkFree,

@@ -11,6 +11,8 @@
 #include <map>
 #include <vector>
 
+#include "input.hpp"
+
 namespace strata::fuzz {
 
 [[noreturn]] inline void fail(const char* what, const void* p, std::size_t n) {
@@ -20,12 +22,9 @@ namespace strata::fuzz {
 }
 
 // The fuzz input, read front to back; zeros once it runs out.
-class Input {
+class Input : public ByteReader {
  public:
-  Input(const std::uint8_t* data, std::size_t size) : data_(data), size_(size) {}
-  bool empty() const { return pos_ >= size_; }
-  std::uint8_t byte() { return pos_ < size_ ? data_[pos_++] : 0; }
-  std::uint16_t u16() { return static_cast<std::uint16_t>(byte() | (byte() << 8)); }
+  using ByteReader::ByteReader;
 
   // A request size: mostly small, some medium, a few up to 4 MiB, and absurd ones (2^62 and
   // above, which no heap can serve on a 47-bit address space).
@@ -45,11 +44,6 @@ class Input {
       default: return SIZE_MAX - (v << 12);
     }
   }
-
- private:
-  const std::uint8_t* data_;
-  std::size_t size_;
-  std::size_t pos_ = 0;
 };
 
 inline constexpr std::size_t kAbsurd = std::size_t{1} << 62;

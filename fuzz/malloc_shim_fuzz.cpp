@@ -22,6 +22,7 @@
 #include <map>
 
 #include "../src/malloc/lea_malloc_heap.hpp"
+#include "input.hpp"
 #include "malloc_shim_expect.hpp"
 #include "strata/combining/select_mmap_heap.hpp"
 #include "strata/general/kingsley_heap.hpp"
@@ -53,16 +54,9 @@ constexpr std::size_t kMaxLive = 64;
   std::abort();
 }
 
-class Input {
+class Input : public strata::fuzz::ByteReader {
  public:
-  Input(const std::uint8_t* data, std::size_t size) : at_(data), end_(data + size) {}
-  bool empty() const { return at_ == end_; }
-  std::uint8_t byte() { return at_ == end_ ? 0 : *at_++; }
-  std::uint64_t bytes(int k) {
-    std::uint64_t v = 0;
-    for (int i = 0; i < k; ++i) v = v << 8 | byte();
-    return v;
-  }
+  using ByteReader::ByteReader;
   // A size: 0, small, medium, up to a few MiB, a power of two and its neighbours, near the
   // limits, or any 64 bits.
   std::size_t size() {
@@ -92,10 +86,6 @@ class Input {
       default: return bytes(8);
     }
   }
-
- private:
-  const std::uint8_t* at_;
-  const std::uint8_t* end_;
 };
 
 // What a live object holds: its tag in every byte, then its size in its first and last
