@@ -80,6 +80,10 @@ class AccountedSegments : public Super {
     uncommit(n);
   }
 
+  // Drops the pages of [p, p + n) so that they read as zero again; they stay committed (the
+  // memory is in use, it is only cleared without being written).
+  static void zeroPages(void* p, std::size_t n) noexcept { ::madvise(p, n, MADV_DONTNEED); }
+
   // Page-aligned zeroed memory for metadata (per-thread records), or nullptr.
   static void* mapRecord(std::size_t n) noexcept {
     void* m = ::mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -39,6 +39,7 @@ concept ChunkedObjectHeap = requires(S& s, void* p, std::size_t n) {
   { s.allocChunk(n, n, n) } -> std::same_as<void*>;
   { s.freeChunk(p) } -> std::same_as<void>;
   { s.decommit(p, n, Decommit::Now) } -> std::same_as<void>;
+  { S::zeroPages(p, n) } -> std::same_as<void>;
   { s.growChunk(p, n) } -> std::same_as<void*>;
   { S::MaxSize } -> std::convertible_to<std::size_t>;
   { S::MaxSmall } -> std::convertible_to<std::size_t>;
@@ -219,8 +220,7 @@ class HugeObjectHeap : public Super {
       return;
     }
     std::memset(p, 0, lo - begin);
-    Super::decommit(reinterpret_cast<void*>(lo), hi - lo, Decommit::Now);
-    Super::commit(hi - lo);
+    Super::zeroPages(reinterpret_cast<void*>(lo), hi - lo);
     std::memset(reinterpret_cast<void*>(hi), 0, end - hi);
   }
 

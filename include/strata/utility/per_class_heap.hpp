@@ -12,6 +12,7 @@
 // allocated by several threads. The base is empty, so it adds nothing to the object.
 #pragma once
 #include <cstddef>
+#include <cstdlib>
 #include <new>
 
 #include "strata/concepts.hpp"
@@ -81,24 +82,33 @@ class PerClassHeap {
 
  private:
   // A zero-byte array (new T[0]) still needs a unique pointer, so 0 becomes 1. A heap that
-  // throws (ThrowExceptionHeap) is caught here so the nothrow forms keep their promise.
+  // throws (ThrowExceptionHeap) is caught here so the nothrow forms keep their promise
+  // (built without exceptions, no heap can throw).
   static void* tryMalloc(std::size_t n) noexcept {
+#if __cpp_exceptions
     try {
       return classHeap().malloc(n == 0 ? 1 : n);
     } catch (const std::bad_alloc&) {
       return nullptr;
     }
+#else
+    return classHeap().malloc(n == 0 ? 1 : n);
+#endif
   }
 
   // Alignment within the heap's costs one compare more than tryMalloc(n).
   static void* tryMalloc(std::size_t n, std::align_val_t a) noexcept {
     const auto align = static_cast<std::size_t>(a);
     if (align <= H::Alignment) return tryMalloc(n);
+#if __cpp_exceptions
     try {
       return detail::malloc_over_aligned(classHeap(), n == 0 ? 1 : n, align);
     } catch (const std::bad_alloc&) {
       return nullptr;
     }
+#else
+    return detail::malloc_over_aligned(classHeap(), n == 0 ? 1 : n, align);
+#endif
   }
 
   static void freeAligned(void* p, std::align_val_t a) noexcept {
@@ -108,9 +118,15 @@ class PerClassHeap {
       detail::free_over_aligned(classHeap(), p);
   }
 
-  // The throwing forms' contract: no memory, std::bad_alloc.
+  // The throwing forms' contract: no memory, std::bad_alloc. Built without exceptions there
+  // is nothing to throw, and a new-expression may not yield nullptr, so the program stops as
+  // libstdc++'s own no-exceptions build does (the nothrow forms return nullptr instead).
   static void* orThrow(void* p) {
+#if __cpp_exceptions
     if (p == nullptr) throw std::bad_alloc();
+#else
+    if (p == nullptr) std::abort();
+#endif
     return p;
   }
 };
