@@ -289,10 +289,46 @@ TEST(HugeObjectHeap, ReallocInPlace) {
   EXPECT_EQ(h->reallocInPlace(p, MiB - 1000), p);
   EXPECT_EQ(h->reallocInPlace(p, h->getSize(p)), p);
   EXPECT_EQ(h->reallocInPlace(p, h->getSize(p) + 1), nullptr);
-  EXPECT_EQ(h->reallocInPlace(p, MiB / 4), nullptr) << "moving saves memory";
+  EXPECT_EQ(h->reallocInPlace(p, 1000), nullptr) << "small now: moving saves memory";
   int local = 0;
   EXPECT_EQ(h->reallocInPlace(&local, 4), nullptr);
   h->free(p);
+}
+
+// A huge object shrunk but still huge is cut where it is: same address, contents kept, the
+// pages past its new end unmapped and out of the books; shrunk to a small size, it moves.
+TEST(HugeObjectHeap, ShrinkingAHugeObjectCutsItsChunkInPlace) {
+  auto h = makeHeap();
+  const std::size_t big = 64 * MiB;
+  auto* p = static_cast<unsigned char*>(h->malloc(big));
+  ASSERT_NE(p, nullptr);
+  for (std::size_t i = 0; i < 3 * MiB; i += 4096) p[i] = static_cast<unsigned char>(i >> 12);
+  void* chunk = h->chunkOf(p);
+  const std::size_t committed = h->committed(), inUse = h->stats().bytesInUse;
+  const std::size_t n = 3 * MiB + 100;
+  ASSERT_GT(n, h->threshold());
+  EXPECT_EQ(h->reallocInPlace(p, n), p);
+  const std::size_t kept = Huge::chunkSize(chunk);
+  EXPECT_EQ(kept, detail::align_up(n + 64, std::size_t{4096}));
+  EXPECT_EQ(h->getSize(p), kept - 64);
+  EXPECT_EQ(h->committed(), committed - (64 * MiB + 4096 - kept));
+  EXPECT_EQ(h->stats().bytesInUse, inUse - (64 * MiB + 4096 - kept));
+  for (std::size_t i = 0; i < 3 * MiB; i += 4096)
+    ASSERT_EQ(p[i], static_cast<unsigned char>(i >> 12)) << i;
+  unsigned char resident = 0;
+  errno = 0;
+  EXPECT_EQ(::mincore(static_cast<unsigned char*>(chunk) + kept, 4096, &resident), -1);
+  EXPECT_EQ(errno, ENOMEM) << "the page past the new end is still mapped";
+  EXPECT_EQ(h->chunkOf(static_cast<unsigned char*>(chunk) + 32 * MiB), nullptr)
+      << "a segment past the new end is still in the map";
+  EXPECT_EQ(h->chunkOf(p + n - 1), chunk);
+  EXPECT_EQ(h->reallocInPlace(p, n - 10), p) << "within the last page: nothing to cut";
+  EXPECT_EQ(Huge::chunkSize(chunk), kept);
+  EXPECT_EQ(h->reallocInPlace(p, 1000), nullptr) << "small now: moving saves memory";
+  h->free(p);
+  EXPECT_EQ(h->stats().bytesInUse, 0u);
+  h->trim();
+  EXPECT_EQ(h->committed(), 0u);
 }
 
 TEST(HugeObjectHeap, TrimDropsTheCache) {

@@ -69,6 +69,8 @@ class AccountedSegments : public Super {
   void freeChunk(void* chunk) noexcept { Super::free(chunk); }
   // The chunk grown to n bytes by moving its pages (SegmentHeap::growChunk), or nullptr.
   void* growChunk(void* chunk, std::size_t n) noexcept { return Super::growChunk(chunk, n); }
+  // The chunk cut to n bytes where it is (SegmentHeap::shrinkChunk); false when not shorter.
+  bool shrinkChunk(void* chunk, std::size_t n) noexcept { return Super::shrinkChunk(chunk, n); }
   static std::size_t chunkSize(void* chunk) noexcept { return Super::getSize(chunk); }
   using Super::chunkOf;
   // Unmaps Super's cached segments; the bytes that went back.

@@ -6,9 +6,10 @@
 // Freed huge chunks are reused from a HugeChunkCache (committed, for the purge delay): a
 // request takes the tightest fit, its tail beyond the request decommitted when it is much
 // longer, or grows the longest one by moving its pages; realloc growth moves pages too
-// (reallocMoving), never copies them. A chunk fresh from the system reads as zero, so calloc
-// does not clear it; a reused one gets its pages back from the system (they read as zero)
-// rather than written, so calloc never makes more of it resident than the program touches.
+// (reallocMoving), never copies them, and a shrink cuts the chunk where it is. A chunk
+// fresh from the system reads as zero, so calloc does not clear it; a reused one gets its
+// pages back from the system (they read as zero) rather than written, so calloc never makes
+// more of it resident than the program touches.
 //
 // Cost on top of Super: a compare on malloc; on free, the chunk lookup Super would need
 // anyway and a compare of the chunk's kind.
@@ -41,6 +42,7 @@ concept ChunkedObjectHeap = requires(S& s, void* p, std::size_t n) {
   { s.decommit(p, n, Decommit::Now) } -> std::same_as<void>;
   { S::zeroPages(p, n) } -> std::same_as<void>;
   { s.growChunk(p, n) } -> std::same_as<void*>;
+  { s.shrinkChunk(p, n) } -> std::same_as<bool>;
   { S::MaxSize } -> std::convertible_to<std::size_t>;
   { S::MaxSmall } -> std::convertible_to<std::size_t>;
 };
@@ -115,10 +117,20 @@ class HugeObjectHeap : public Super {
   }
 
   // p resized to n bytes without moving, or nullptr (p untouched) when the block is too
-  // small, or so much larger than n that moving saves memory.
+  // small, or so much larger than n that moving saves memory. A huge object that stays
+  // huge is cut where it is, its pages past the new end unmapped, as glibc's realloc does
+  // a mapped chunk (moving would copy n bytes, making them resident, however few of them
+  // the program ever touched).
   void* reallocInPlace(void* p, std::size_t n) noexcept {
     const std::size_t usable = getSize(p);
     if (usable == 0 || n > usable) return nullptr;
+    if (n > threshold_) {
+      void* chunk = Super::chunkOf(p);
+      if (!Super::ownsChunk(chunk)) {
+        shrinkHuge(chunk, n);
+        return p;
+      }
+    }
     if (n < usable / 2 && usable > 64) return nullptr;
     return p;
   }
@@ -222,6 +234,20 @@ class HugeObjectHeap : public Super {
     std::memset(p, 0, lo - begin);
     Super::zeroPages(reinterpret_cast<void*>(lo), hi - lo);
     std::memset(reinterpret_cast<void*>(hi), 0, end - hi);
+  }
+
+  // Cuts a live huge object's chunk to its object's n bytes (whole pages), when that gives
+  // pages back; the books follow.
+  void shrinkHuge(void* chunk, std::size_t n) noexcept {
+    auto* h = static_cast<Header*>(chunk);
+    const std::size_t len = Super::chunkSize(chunk);
+    if (!Super::shrinkChunk(chunk, h->objectOffset + n)) return;
+    const std::size_t kept = Super::chunkSize(chunk);
+    Super::subInUse(len - kept);
+    if (h->committed > kept) {
+      Super::uncommit(h->committed - kept);
+      h->committed = kept;
+    }
   }
 
   // Makes a cached chunk fit total bytes: grows a short one by moving its pages; decommits

@@ -136,6 +136,23 @@ class SegmentHeap : public AccountedTop {
     return moved;
   }
 
+  // The chunk at base cut to n bytes (rounded up to OS pages) where it is: the pages past
+  // them are unmapped and the segments they covered leave the map. False, the chunk
+  // untouched, when that is not shorter than it is. Cost: one munmap.
+  bool shrinkChunk(void* base, std::size_t n) noexcept {
+    const std::size_t old = chunkLength(base);
+    std::size_t len;
+    if (n < HeaderBytes || !detail::checked_align_up(n, OsPage, len) || len >= old) return false;
+    const auto b = reinterpret_cast<std::uintptr_t>(base);
+    const std::uintptr_t firstGone = ((b + len - 1) >> SegmentShift) + 1;
+    const std::uintptr_t last = (b + old - 1) >> SegmentShift;
+    if (last >= firstGone) setEntries(firstGone << SegmentShift, last - firstGone + 1, 0);
+    ::munmap(static_cast<std::byte*>(base) + len, old - len);
+    chunkLength(base) = len;
+    refund(old - len);
+    return true;
+  }
+
   // The chunk's length in bytes (base must come from malloc).
   static std::size_t getSize(void* base) noexcept { return base ? chunkLength(base) : 0; }
 
