@@ -1,6 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cerrno>
+#include <cstdio>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -74,6 +77,29 @@ TEST(SegmentHeap, HugeRequestsFail) {
     EXPECT_EQ(h->mallocAligned(n, std::size_t{1} << 30, 0), nullptr);
     EXPECT_EQ(errno, ENOMEM);
   }
+}
+
+// Chunks are accounted mappings, as glibc's are: under the kernel's default (heuristic) or
+// strict overcommit policy a chunk larger than RAM and swap together is refused at once, as
+// glibc's malloc is, instead of registering terabytes of address space segment by segment.
+TEST(SegmentHeap, ChunksBeyondWhatTheKernelWouldEverCommitAreRefused) {
+  FILE* f = std::fopen("/proc/sys/vm/overcommit_memory", "r");
+  int mode = -1;
+  if (f != nullptr) {
+    if (std::fscanf(f, "%d", &mode) != 1) mode = -1;
+    std::fclose(f);
+  }
+  if (mode != 0 && mode != 2) GTEST_SKIP() << "overcommit_memory is " << mode << ": the kernel grants any mapping";
+  auto h = std::make_unique<Seg>();
+  const std::size_t pages = static_cast<std::size_t>(::sysconf(_SC_PHYS_PAGES));
+  const std::size_t beyond = pages * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE)) * 4 + (std::size_t{1} << 40);
+  errno = 0;
+  EXPECT_EQ(h->malloc(beyond), nullptr);
+  EXPECT_EQ(errno, ENOMEM);
+  EXPECT_EQ(h->bytesHeld(), 0u);
+  void* modest = h->malloc(std::size_t{64} << 20);
+  EXPECT_NE(modest, nullptr) << "an ordinary chunk is still granted";
+  h->free(modest);
 }
 
 TEST(SegmentHeap, CacheReusesSegmentsAndTrimUnmapsThem) {

@@ -197,15 +197,18 @@ class SegmentHeap : public AccountedTop {
     return *static_cast<std::size_t*>(base);
   }
 
-  // Maps len bytes at a base aligned as mallocAligned describes, and registers it.
+  // Maps len bytes at a base aligned as mallocAligned describes, and registers it. The
+  // mapping is accounted (no MAP_NORESERVE), as glibc's are: the kernel's overcommit policy
+  // refuses what it would refuse glibc (by default, one mapping larger than RAM and swap),
+  // so a program probing for memory with absurd requests sees ENOMEM at once, as under
+  // glibc, instead of terabytes of address space registered segment by segment.
   void* mapChunk(std::size_t len, std::size_t align, std::size_t offset) noexcept {
     std::size_t total;
     if (!detail::checked_add(len, align, total)) {
       errno = ENOMEM;
       return nullptr;
     }
-    void* raw = ::mmap(nullptr, total, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void* raw = ::mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (raw == MAP_FAILED) {
       errno = ENOMEM;
       return nullptr;
@@ -225,13 +228,12 @@ class SegmentHeap : public AccountedTop {
     return b;
   }
 
-  // len bytes of address space at a SegmentSize-aligned base (mapped, not registered), or
-  // nullptr.
+  // len bytes of address space at a SegmentSize-aligned base (mapped and accounted as
+  // mapChunk's, not registered), or nullptr.
   void* reserve(std::size_t len) noexcept {
     std::size_t total;
     if (!detail::checked_add(len, SegmentSize, total)) return nullptr;
-    void* raw = ::mmap(nullptr, total, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void* raw = ::mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (raw == MAP_FAILED) return nullptr;
     const auto r = reinterpret_cast<std::uintptr_t>(raw);
     const std::uintptr_t base = detail::align_up(r, SegmentSize);
