@@ -105,4 +105,30 @@ TEST(StatsSites, ATraceWithoutSitesAndBadOptionsAreRefused) {
   EXPECT_EQ(r.exitCode(), 2);
 }
 
+// `strata compare --sites`: after the trace's table, its sites live at the peak (the trace's
+// figure, so shown once, not per allocator); without --sites, no such table.
+TEST(CompareSites, ShowsTheSitesLiveAtThePeak) {
+  TempDir dir;
+  const std::string trace = sitesTrace(dir);
+  const std::vector<std::string> base = {"compare", trace, "--allocators", "glibc", "--runs", "1",
+                                         "--no-plots", "--out", dir / "out"};
+  std::vector<std::string> args = base;
+  args.push_back("--sites");
+  Result r = strata(args);
+  ASSERT_EQ(r.exitCode(), 0) << r.out << r.err;
+  const auto head = r.out.find("by allocation site, for every allocator alike");
+  ASSERT_NE(head, std::string::npos) << r.out;
+  const std::string peak = table(r.out.substr(head), "top 2 sites by bytes live at the peak");
+  EXPECT_NE(peak.find("3,000  make_leaf (sites_program.cpp:" +
+                      std::to_string(markedLine("make_leaf")) + ")"),
+            std::string::npos)
+      << peak;
+  EXPECT_NE(peak.find("500  parse_input (sites_program.cpp:"), std::string::npos) << peak;
+  EXPECT_EQ(peak.find("libgone"), std::string::npos) << peak;  // nothing of it live at the peak
+  EXPECT_NE(slurp(dir / "out/report.txt").find("make_leaf"), std::string::npos);
+  r = strata(base);
+  ASSERT_EQ(r.exitCode(), 0) << r.err;
+  EXPECT_EQ(r.out.find("allocation site"), std::string::npos) << r.out;
+}
+
 }  // namespace
