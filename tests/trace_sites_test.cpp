@@ -190,6 +190,14 @@ TEST(TraceSites, WriterRefusesBadSitesAndModules) {
   TraceWriter<VectorSink> small(buf.data(), buf.size(), VectorSink{&out},
                                 SiteBuffer{sbuf.data(), sbuf.size()});
   EXPECT_FALSE(small.ok());
+  // The program chunk must come first: not after a site or a module.
+  EXPECT_FALSE(t.w.program(1, 0, "/bin/prog"));
+  SitesTrace m;
+  const ModuleInfo one{5, 6, 0, "x", 1, nullptr, 0};
+  ASSERT_TRUE(m.w.addModules(&one, 1));
+  EXPECT_FALSE(m.w.program(1, 0, "/bin/prog"));
+  SitesTrace p;
+  EXPECT_TRUE(p.w.program(1, 0, "/bin/prog"));
 }
 
 TEST(TraceSites, UnknownFlagsAndSitesChunksWithoutTheFlagAreRefused) {

@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <sstream>
 
 #include "elf_symbols.hpp"
@@ -66,7 +67,7 @@ long Symbolizer::moduleOf(std::uint64_t address) const {
 
 std::vector<SourceFrame> Symbolizer::resolve(const std::vector<std::uint64_t>& addresses) {
   std::vector<SourceFrame> out(addresses.size());
-  std::unordered_map<long, std::vector<SourceFrame*>> byModule;
+  std::map<long, std::vector<SourceFrame*>> byModule;  // in module order: warnings too
   for (std::size_t i = 0; i < addresses.size(); ++i) {
     out[i].address = addresses[i];
     const long m = moduleOf(addresses[i]);

@@ -149,11 +149,13 @@ class TraceWriter {
     return kNoObject;
   }
 
-  // Writes the program chunk (format version 2): which process wrote the trace. Only before
-  // the first event (false otherwise, or when the sink failed); a path longer than
-  // kMaxProgramPath bytes is cut.
+  // Writes the program chunk (format version 2): which process wrote the trace. Only first,
+  // before any event, site or module (false otherwise, or when the sink failed); a path
+  // longer than kMaxProgramPath bytes is cut.
   bool program(std::uint64_t pid, std::uint64_t parentPid, const char* path) noexcept {
-    if (failed_ || finished_ || events_ != 0 || chunkEvents_ != 0) return false;
+    if (failed_ || finished_ || events_ != 0 || chunkEvents_ != 0 || sites_ != 0 ||
+        bytes_ != kFileHeaderSize)
+      return false;
     std::size_t len = path == nullptr ? 0 : std::strlen(path);
     if (len > kMaxProgramPath) len = kMaxProgramPath;
     if (cap_ < kChunkHeaderSize + 30 + len) return false;
