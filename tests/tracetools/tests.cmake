@@ -24,7 +24,8 @@ target_link_options(mtrace_program PRIVATE -fno-sanitize=all)
 add_executable(tracetools_test
   ${CMAKE_CURRENT_LIST_DIR}/trace_stats_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/workloads_test.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/mtrace_test.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/mtrace_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/site_stats_test.cpp)
 target_compile_options(tracetools_test PRIVATE -Wall -Wextra -Werror)
 target_compile_definitions(tracetools_test PRIVATE
   STRATA_MTRACE_PROGRAM="$<TARGET_FILE:mtrace_program>"
