@@ -419,7 +419,12 @@ TEST(TraceFormatFuzz, EverySingleBitFlipIsDetectedAtItsChunk) {
       std::vector<Event> back;
       TraceError err;
       ASSERT_EQ(readAll(bad, back, &err), ReadStatus::Error) << "byte " << byte << " bit " << bit;
-      if (byte < kFileHeaderSize) {
+      if (byte == 10 && bit == 0) {
+        // The SITES flag is a known flag (the header has no CRC): a trace without sites then
+        // fails at its first event chunk, whose creating events lack their site varint.
+        EXPECT_EQ(err.kind, ErrorKind::BadEvent) << err.message();
+        EXPECT_GE(err.offset, kFileHeaderSize);
+      } else if (byte < kFileHeaderSize) {
         EXPECT_LE(err.offset, 10u);
       } else {
         EXPECT_EQ(err.offset, chunkStart(w.boundaries, byte))

@@ -83,4 +83,5 @@
 
 #include "strata/trace/format.hpp"
 #include "strata/trace/reader.hpp"
+#include "strata/trace/sites.hpp"
 #include "strata/trace/writer.hpp"

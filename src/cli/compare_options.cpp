@@ -12,7 +12,7 @@ std::string parseOptions(std::span<char* const> args, Options& o) {
       {"--allocators", true}, {"--out", true},     {"--runs", true},       {"--threads", true},
       {"--heap-limit", true}, {"--size", true},    {"--seed", true},       {"--process", true},
       {"--no-plots"},         {"--json"},          {"--no-live"},          {"--live-only"},
-      {"--all-processes"}};
+      {"--all-processes"},    {"--sites"}};
   support::ParsedArgs parsed;
   if (std::string err = support::parseArgs(args, kOptions, parsed); !err.empty()) return err;
   if (parsed.dashDash && parsed.command.empty()) return "missing the COMMAND to record after '--'";
@@ -32,6 +32,8 @@ std::string parseOptions(std::span<char* const> args, Options& o) {
       o.liveOnly = true;
     } else if (g.name == "--all-processes") {
       o.allProcesses = true;
+    } else if (g.name == "--sites") {
+      o.sites = true;
     } else if (g.name == "--allocators") {
       for (const std::string& spec : registry::splitSpecList(value)) o.allocators.push_back(spec);
       haveAllocators = true;
@@ -69,6 +71,7 @@ std::string parseOptions(std::span<char* const> args, Options& o) {
   if (!o.traces.empty() && !o.command.empty()) return "give trace files or '-- COMMAND', not both";
   if (o.liveOnly && !o.live) return "--live-only and --no-live contradict each other";
   if (o.liveOnly && o.command.empty()) return "--live-only needs '-- COMMAND' to run";
+  if (o.sites && o.liveOnly) return "--sites shows the traces' sites; --live-only records none";
   if (!haveAllocators)
     for (const registry::AllocatorInfo& info : registry::knownAllocators())
       o.allocators.emplace_back(info.name);

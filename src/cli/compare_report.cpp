@@ -137,6 +137,15 @@ std::string formatTable(const TraceReport& trace) {
     if (replayOk(r.median) || r.median.detail.empty()) continue;
     out += "   " + r.allocator + " " + replayStatusText(r.median) + ": " + r.median.detail + "\n";
   }
+  if (!trace.sitesTable.empty()) {
+    // The program's own figure (what it held at its peak, by the code that allocated it), the
+    // same whichever allocator replays it.
+    out += "\n   peak live " + mib(st.peakLiveBytes) +
+           " MiB by allocation site, for every allocator alike:\n";
+    std::size_t from = 0;
+    for (std::size_t nl; (nl = trace.sitesTable.find('\n', from)) != std::string::npos; from = nl + 1)
+      out += "   " + trace.sitesTable.substr(from, nl + 1 - from);
+  }
   return out;
 }
 

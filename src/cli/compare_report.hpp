@@ -47,6 +47,7 @@ struct TraceReport {
   std::string statsFile;    // <name>-stats.json, relative to the output directory
   tracetools::TraceStats stats;
   std::vector<AllocatorRow> rows;
+  std::string sitesTable;   // --sites: the top sites live at the trace's peak (formatSiteReport)
   std::string program;      // the process's program path (empty when not known)
   long pid = 0;             // the process (0 when not known)
   long parentPid = 0;

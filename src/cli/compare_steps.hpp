@@ -42,6 +42,7 @@ struct Options {
   bool live = true;          // run the command itself on every allocator (with a command)
   bool liveOnly = false;     // only the live runs: no recording, no replay
   bool allProcesses = false; // include processes that allocated too little to judge
+  bool sites = false;        // --sites: each trace's top sites by bytes live at its peak
   std::string who = "strata compare";  // the name progress lines start with
 };
 

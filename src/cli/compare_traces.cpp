@@ -17,6 +17,7 @@
 #include "proc.hpp"
 #include "process.hpp"
 #include "strata/trace/reader.hpp"
+#include "site_report.hpp"
 #include "workloads.hpp"
 
 namespace strata::cli::compare {
@@ -98,6 +99,15 @@ std::string processLine(const TraceReport& t, const std::string& why) {
          " (pid " + std::to_string(t.pid) + "): " + why;
 }
 
+// The trace's statistics, and with --sites the table of its top sites live at its peak.
+void readStats(const Options& o, TraceReport& t) {
+  tracetools::SiteStats sites;
+  t.stats = tracetools::computeStats(t.path, o.sites ? &sites : nullptr);
+  if (!o.sites) return;
+  static constexpr tracetools::SiteOrder kPeak[] = {tracetools::SiteOrder::PeakLive};
+  t.sitesTable = tracetools::formatSiteReport(sites, 10, kPeak);
+}
+
 // The processes of a recorded command or trace group: each trace's program read, the ones to
 // judge picked and ordered largest first; the others named in `command.skippedProcesses`.
 // `firstProgram`: the program of the first process when its trace does not name it (an older
@@ -113,7 +123,7 @@ std::vector<TraceReport> pickProcesses(const Options& o, const std::string& main
     t.path = f;
     readProgram(t);
     if (t.program.empty() && f == mainTrace) t.program = firstProgram;
-    t.stats = tracetools::computeStats(f);
+    readStats(o, t);
     all.push_back(std::move(t));
   }
   std::stable_sort(all.begin(), all.end(), [](const TraceReport& a, const TraceReport& b) {
@@ -244,7 +254,7 @@ void gatherTraces(const Options& o, CompareSettings& settings, std::vector<Trace
       TraceReport r;
       r.name = name;
       r.path = t;
-      r.stats = tracetools::computeStats(t);
+      readStats(o, r);
       traces.push_back(std::move(r));
     }
     intro = std::to_string(traces.size()) + (traces.size() == 1 ? " trace" : " traces");
@@ -266,7 +276,7 @@ void gatherTraces(const Options& o, CompareSettings& settings, std::vector<Trace
       r.name = std::string(w.name);
       r.path = path;
       r.description = std::string(w.description);
-      r.stats = tracetools::computeStats(path);
+      readStats(o, r);
       traces.push_back(std::move(r));
     }
     intro = std::to_string(traces.size()) + " bundled workloads (size " + sizeText + ", seed " +

@@ -1,7 +1,7 @@
-// `strata stats FILE [--json]`: the statistics of a trace the allocation papers tabulate
+// `strata stats FILE [--json] [--sites [--top N]]`: the statistics of a trace the allocation papers tabulate
 // (total and live objects, sizes, bytes, total/peak, ops, threads) and its size and lifetime
-// histograms, as a readable table or one JSON object. The figures come from
-// tracetools::computeStats.
+// histograms, as a readable table or one JSON object; with --sites, the top allocation sites.
+// The figures come from tracetools::computeStats, the site tables from formatSiteReport.
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -10,6 +10,7 @@
 #include "command.hpp"
 #include "compare_format.hpp"
 #include "options.hpp"
+#include "site_report.hpp"
 #include "trace_stats.hpp"
 
 namespace strata::cli {
@@ -18,7 +19,7 @@ namespace {
 namespace tt = strata::tracetools;
 
 constexpr std::string_view kHelp =
-    "usage: strata stats FILE [--json]\n"
+    "usage: strata stats FILE [--json] [--sites [--top N]]\n"
     "\n"
     "Reads the trace FILE (from `strata record`, `strata generate` or `strata import`) and\n"
     "prints what the allocation papers tabulate: total objects, maximum objects live, average\n"
@@ -33,6 +34,12 @@ constexpr std::string_view kHelp =
     "\n"
     "  --json   print one JSON object instead (histograms as arrays of counts: element i\n"
     "           counts values in [2^i, 2^(i+1)), element 0 also counts 0)\n"
+    "  --sites  for a trace that carries allocation sites, print instead the\n"
+    "           top sites by bytes allocated, by bytes live at the trace's peak (the first\n"
+    "           moment live bytes reached their maximum) and by allocations; each site's\n"
+    "           frames, innermost first, as function (file:line) from the modules' symbol\n"
+    "           tables and debug information (addr2line), else module+offset\n"
+    "  --top N  sites in each table (default 10)\n"
     "\n"
     "Exit status: 0; 1 when FILE cannot be read or is not a valid trace (the message names the\n"
     "byte offset); 2 for a wrong invocation.\n"
@@ -144,13 +151,27 @@ void printTable(const std::string& path, const tt::TraceStats& s) {
 // Parses the arguments, computes the statistics and prints them.
 int runStats(std::span<char* const> args) {
   std::string path;
-  bool json = false;
-  static constexpr support::OptionSpec kOptions[] = {{"--json"}};
+  bool json = false, sites = false;
+  std::size_t top = 10;
+  static constexpr support::OptionSpec kOptions[] = {
+      {"--json"}, {"--sites"}, {"--top", true, {}, "a count of sites"}};
   support::ParsedArgs parsed;
   if (std::string err = support::parseArgs(args, kOptions, parsed); !err.empty())
     return usageError(err);
   if (parsed.dashDash) return usageError("unexpected '--' (stats takes a trace FILE)");
-  json = !parsed.options.empty();
+  bool topGiven = false;
+  for (const support::GivenOption& o : parsed.options) {
+    if (o.name == "--json") json = true;
+    if (o.name == "--sites") sites = true;
+    if (o.name == "--top") {
+      const auto n = support::parseUnsigned(o.value);
+      if (!n || *n == 0 || *n > 100000) return usageError("--top needs a count from 1 to 100000");
+      top = static_cast<std::size_t>(*n);
+      topGiven = true;
+    }
+  }
+  if (topGiven && !sites) return usageError("--top goes with --sites");
+  if (json && sites) return usageError("--sites prints tables; it does not combine with --json");
   if (parsed.operands.size() > 1)
     return usageError("give one trace FILE (got '" + parsed.operands[0] + "' and '" +
                       parsed.operands[1] + "')");
@@ -158,11 +179,24 @@ int runStats(std::span<char* const> args) {
   if (path.empty()) return usageError("missing the trace FILE");
   if (path == "-") path = "/dev/stdin";
   tt::TraceStats stats;
+  tt::SiteStats siteStats;
   try {
-    stats = tt::computeStats(path);
+    stats = tt::computeStats(path, sites ? &siteStats : nullptr);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "strata stats: %s\n", e.what());
     return 1;
+  }
+  if (sites) {
+    if (!siteStats.present) {
+      std::fprintf(stderr, "strata stats: %s carries no allocation sites\n", path.c_str());
+      return 1;
+    }
+    static constexpr tt::SiteOrder kOrders[] = {tt::SiteOrder::Bytes, tt::SiteOrder::PeakLive,
+                                                tt::SiteOrder::Allocations};
+    std::printf("trace %s: %s allocated, peak live %s\n\n", path.c_str(),
+                bytes(stats.totalBytes).c_str(), bytes(stats.peakLiveBytes).c_str());
+    std::fputs(tt::formatSiteReport(siteStats, top, kOrders).c_str(), stdout);
+    return 0;
   }
   if (json) std::printf("%s\n", tt::toJson(stats).c_str());
   else printTable(path, stats);

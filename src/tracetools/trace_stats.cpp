@@ -49,7 +49,8 @@ void add(Log2Histogram& h, std::uint64_t v) {
 // The running state of the pass: figures so far, live totals, per-id slots and reap members.
 class Accumulator {
  public:
-  explicit Accumulator(TraceStats& s) : s_(s) {}
+  // tally: where the figures by site go, or null when they are not wanted.
+  Accumulator(TraceStats& s, SiteTally* tally) : s_(s), tally_(tally) {}
 
   // Applies one event in trace order.
   void apply(const Event& e) {
@@ -146,7 +147,11 @@ class Accumulator {
     o = Slot{e.size, s_.totalBytes, e.timeNs, Kind::LiveObject};
     liveBytes_ += e.size;
     ++liveObjects_;
-    if (liveBytes_ > s_.peakLiveBytes) s_.peakLiveBytes = liveBytes_;
+    if (tally_ != nullptr) tally_->born(e.object, e.site, e.size, s_.events);
+    if (liveBytes_ > s_.peakLiveBytes) {
+      s_.peakLiveBytes = liveBytes_;
+      if (tally_ != nullptr) tally_->peak(s_.events);
+    }
     if (liveObjects_ > s_.maxLiveObjects) s_.maxLiveObjects = liveObjects_;
   }
 
@@ -158,6 +163,7 @@ class Accumulator {
     }
     Slot& o = slots_[id];
     o.kind = Kind::DeadObject;
+    if (tally_ != nullptr) tally_->died(id, s_.events);
     liveBytes_ -= o.size;
     --liveObjects_;
     add(s_.lifetimeBytes, s_.totalBytes - o.birthBytes);
@@ -187,6 +193,7 @@ class Accumulator {
   }
 
   TraceStats& s_;
+  SiteTally* tally_;
   std::vector<Slot> slots_;
   std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> members_;  // reap -> ids in it
   std::vector<bool> seenThread_;
@@ -259,11 +266,12 @@ std::string bucketLabel(std::size_t bucket, HistogramUnit unit) {
          std::to_string(std::uint64_t{2} << shift) + " " + units[u];
 }
 
-TraceStats computeStats(const std::string& path) {
+TraceStats computeStats(const std::string& path, SiteStats* sites) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw std::runtime_error(path + ": cannot open: " + std::strerror(errno));
   TraceStats stats;
-  Accumulator acc(stats);
+  SiteTally tally;
+  Accumulator acc(stats, sites != nullptr ? &tally : nullptr);
   trace::TraceReader<trace::FdSource> reader(trace::FdSource{fd});
   Event e;
   trace::ReadStatus status;
@@ -277,6 +285,7 @@ TraceStats computeStats(const std::string& path) {
   stats.parentPid = reader.program().parentPid;
   stats.program = reader.program().path;
   acc.finish();
+  if (sites != nullptr) *sites = tally.finish(reader.hasSites(), reader.sites());
   return stats;
 }
 

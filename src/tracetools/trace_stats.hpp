@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "site_stats.hpp"
 #include "strata/trace/format.hpp"
 
 namespace strata::tracetools {
@@ -61,9 +62,11 @@ std::string_view opName(trace::Op op);
 // "512-1023 ns", "1.02-2.05 us" for nanoseconds.
 std::string bucketLabel(std::size_t bucket, HistogramUnit unit);
 
-// Reads the trace at `path` and computes its statistics. Throws std::runtime_error naming the
-// file (and the byte offset, for a corrupt trace) when it cannot be read.
-TraceStats computeStats(const std::string& path);
+// Reads the trace at `path` and computes its statistics, and when `sites` is given, the
+// figures by allocation site (empty, with present == false, for a trace without sites).
+// Throws std::runtime_error naming the file (and the byte offset, for a corrupt trace) when
+// it cannot be read.
+TraceStats computeStats(const std::string& path, SiteStats* sites = nullptr);
 
 // The statistics as one JSON object (`strata stats --json`).
 std::string toJson(const TraceStats& stats);

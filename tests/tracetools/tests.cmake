@@ -24,7 +24,8 @@ target_link_options(mtrace_program PRIVATE -fno-sanitize=all)
 add_executable(tracetools_test
   ${CMAKE_CURRENT_LIST_DIR}/trace_stats_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/workloads_test.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/mtrace_test.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/mtrace_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/site_stats_test.cpp)
 target_compile_options(tracetools_test PRIVATE -Wall -Wextra -Werror)
 target_compile_definitions(tracetools_test PRIVATE
   STRATA_MTRACE_PROGRAM="$<TARGET_FILE:mtrace_program>"
@@ -34,10 +35,20 @@ target_link_libraries(tracetools_test PRIVATE strata_tracetools GTest::gtest GTe
 add_dependencies(tracetools_test mtrace_program)
 gtest_discover_tests(tracetools_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
 
+# sites_program writes a trace whose sites point into itself (built with debug information
+# and without optimisation, so its marked calls stay on their lines) for the --sites tests.
+add_executable(sites_program ${CMAKE_CURRENT_LIST_DIR}/sites_program.cpp)
+target_compile_options(sites_program PRIVATE -Wall -Wextra -Werror -O0 -g)
+target_link_libraries(sites_program PRIVATE strata::strata)
+
 if(TARGET strata_cli)
-  add_executable(tracetools_cli_test ${CMAKE_CURRENT_LIST_DIR}/tracetools_cli_test.cpp)
+  add_executable(tracetools_cli_test ${CMAKE_CURRENT_LIST_DIR}/tracetools_cli_test.cpp
+                                     ${CMAKE_CURRENT_LIST_DIR}/sites_cli_test.cpp)
   target_compile_options(tracetools_cli_test PRIVATE -Wall -Wextra -Werror)
-  target_compile_definitions(tracetools_cli_test PRIVATE STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>")
+  target_compile_definitions(tracetools_cli_test PRIVATE STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>"
+    STRATA_SITES_PROGRAM="$<TARGET_FILE:sites_program>"
+    STRATA_SITES_SOURCE="${CMAKE_CURRENT_LIST_DIR}/sites_program.cpp")
+  add_dependencies(tracetools_cli_test sites_program)
   target_include_directories(tracetools_cli_test PRIVATE ${CMAKE_CURRENT_LIST_DIR})
   target_link_libraries(tracetools_cli_test PRIVATE strata::strata GTest::gtest GTest::gtest_main)
   add_dependencies(tracetools_cli_test strata_cli)

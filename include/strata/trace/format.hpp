@@ -25,6 +25,23 @@ inline constexpr std::uint32_t kTrailerChunkMagic = 0x4C545453u;  // bytes "STTL
 inline constexpr std::uint32_t kProgramChunkMagic = 0x47505453u;  // bytes "STPG"
 // Longest program path a program chunk carries (longer ones are cut).
 inline constexpr std::size_t kMaxProgramPath = 4096;
+// File flag SITES: creating events carry an allocation site, defined by sites chunks; modules
+// chunks say where the code was loaded. Without the flag neither chunk may appear.
+inline constexpr std::uint16_t kFileFlagSites = 0x0001;
+inline constexpr std::uint16_t kKnownFileFlags = kFileFlagSites;
+inline constexpr std::uint32_t kSitesChunkMagic = 0x49535453u;    // bytes "STSI"
+inline constexpr std::uint32_t kModulesChunkMagic = 0x4F4D5453u;  // bytes "STMO"
+// Deepest stack a site keeps: enough to name the caller of a container's allocation through a
+// few layers of templates, while one site stays under a kilobyte on disk.
+inline constexpr std::size_t kMaxSiteDepth = 64;
+// Longest site encoding: depth varint and one 10-byte varint a frame.
+inline constexpr std::size_t kMaxSiteBytes = 1 + 10 * kMaxSiteDepth;
+// Longest module path and build id a modules chunk carries (a writer cuts longer ones).
+inline constexpr std::size_t kMaxModulePath = 4096;
+inline constexpr std::size_t kMaxBuildId = 64;
+// The site of an event whose site is unknown (or a trace without sites); sites are numbered
+// from 1 in the order they are defined.
+inline constexpr std::uint64_t kNoSite = 0;
 // Largest payload a reader accepts, so a reader's memory is bounded by one chunk and a
 // corrupt length cannot make it allocate gigabytes.
 inline constexpr std::size_t kMaxChunkPayload = std::size_t{1} << 24;
@@ -33,6 +50,8 @@ inline constexpr std::size_t kMaxChunkPayload = std::size_t{1} << 24;
 inline constexpr std::size_t kMaxEventBytes = 64;
 // Smallest buffer a writer accepts: one chunk header, the base-id varint and one event.
 inline constexpr std::size_t kMinWriterBuffer = 128;
+// Smallest site buffer a writer accepts: one chunk header, the base-site varint and one site.
+inline constexpr std::size_t kMinSiteBuffer = kChunkHeaderSize + 10 + kMaxSiteBytes;
 
 // What happened. The numeric values are the low 4 bits of the op byte on disk.
 enum class Op : std::uint8_t {
@@ -84,6 +103,7 @@ struct Event {
   std::uint64_t target = kNoObject;  // realloc: the old object; reap_create: the parent; other
                                      // reap ops: the reap; thread_start: the creating thread
   std::uint64_t size = 0;            // requested bytes (calloc: nmemb * size); touch: touched bytes
+  std::uint64_t site = kNoSite;      // creating events of a trace with sites: where (1, 2...)
   friend bool operator==(const Event&, const Event&) = default;
 };
 
@@ -229,6 +249,20 @@ struct ProgramInfo {
   std::uint64_t pid = 0;        // 0 when unknown (no program chunk)
   std::uint64_t parentPid = 0;  // the process that started it, 0 when unknown
   char path[kMaxProgramPath + 1] = {};  // the program (/proc/self/exe), NUL-terminated
+};
+
+// One loaded object (executable or shared library) as a modules chunk stores it: the address
+// range it occupies, the bias the dynamic linker applied (runtime address - bias = the ELF's
+// virtual address; 0 for a non-PIE executable), its path and its GNU build id (may be empty).
+// A view: the writer copies the bytes, the reader's views point into its own storage.
+struct ModuleInfo {
+  std::uint64_t start = 0;  // first address of its mappings
+  std::uint64_t end = 0;    // one past the last (end > start)
+  std::uint64_t bias = 0;
+  const char* path = nullptr;
+  std::size_t pathLength = 0;
+  const unsigned char* buildId = nullptr;
+  std::size_t buildIdLength = 0;
 };
 
 // Little-endian fixed-width helpers for headers.

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "strata/trace/format.hpp"
+#include "strata/trace/sites.hpp"
 
 namespace strata::trace {
 
@@ -37,6 +38,7 @@ enum class ErrorKind : std::uint8_t {
   BadTrailer,        // trailer malformed or its totals disagree with the events read
   DataAfterTrailer,  // bytes after the trailer chunk
   ReadFailed,        // the source reported an I/O error
+  BadSites,          // a CRC-valid sites or modules chunk that does not decode
 };
 
 inline const char* errorKindName(ErrorKind k) noexcept {
@@ -55,6 +57,7 @@ inline const char* errorKindName(ErrorKind k) noexcept {
     case ErrorKind::BadTrailer: return "bad trailer";
     case ErrorKind::DataAfterTrailer: return "data after trailer";
     case ErrorKind::ReadFailed: return "read error";
+    case ErrorKind::BadSites: return "malformed sites or modules chunk";
   }
   return "unknown error";
 }
@@ -157,6 +160,11 @@ class TraceReader {
   std::uint16_t version() const noexcept { return version_; }
   // The program chunk (pid 0 when the trace has none); valid after the first next().
   const ProgramInfo& program() const noexcept { return program_; }
+  // Whether the file carries sites (flag SITES); valid after the first next(). Then every
+  // creating event's `site` names a site of sites() (or kNoSite); otherwise it is kNoSite.
+  bool hasSites() const noexcept { return hasSites_; }
+  // The sites and modules read so far: every site an event returned so far names is there.
+  const SiteTable<Alloc>& sites() const noexcept { return sites_; }
 
  private:
   enum class State : std::uint8_t { Reading, Ended, Failed };
@@ -200,8 +208,13 @@ class TraceReader {
                       std::to_string(kOldestFormatVersion) + " to " +
                       std::to_string(kFormatVersion));
     opCount_ = version_ == 1 ? kOpCountV1 : kOpCount;
-    if (getU16(h + 10) != 0 || getU32(h + 12) != 0)
-      return fail(ErrorKind::BadFileFlags, 10, "flags/reserved bytes must be zero");
+    const std::uint16_t flags = getU16(h + 10);
+    const std::uint16_t known = version_ >= 2 ? kKnownFileFlags : 0;
+    if ((flags & ~known) != 0 || getU32(h + 12) != 0)
+      return fail(ErrorKind::BadFileFlags, 10,
+                  "flags 0x" + hex(flags) + ": only SITES (0x0001, version 2) is known; "
+                  "reserved bytes must be zero");
+    hasSites_ = (flags & kFileFlagSites) != 0;
     return true;
   }
 
@@ -223,7 +236,12 @@ class TraceReader {
     const std::uint32_t len = getU32(h + 4);
     const std::uint32_t count = getU32(h + 8);
     const bool programChunk = magic == kProgramChunkMagic && version_ >= 2;
-    if (magic != kEventChunkMagic && magic != kTrailerChunkMagic && !programChunk)
+    const bool siteChunk = magic == kSitesChunkMagic || magic == kModulesChunkMagic;
+    if (siteChunk && !hasSites_)
+      return fail(ErrorKind::BadChunkMagic, chunkOffset_,
+                  std::string(magic == kSitesChunkMagic ? "a sites" : "a modules") +
+                      " chunk in a trace without the SITES flag");
+    if (magic != kEventChunkMagic && magic != kTrailerChunkMagic && !programChunk && !siteChunk)
       return fail(ErrorKind::BadChunkMagic, chunkOffset_, "magic 0x" + hex(magic));
     if (programChunk && (chunkOffset_ != kFileHeaderSize || count != 0))
       return fail(ErrorKind::BadChunkMagic, chunkOffset_,
@@ -244,6 +262,7 @@ class TraceReader {
     end_ = p_ + len;
     if (magic == kTrailerChunkMagic) return readTrailer(count);
     if (programChunk) return readProgram();
+    if (siteChunk) return readSites(magic, count);
 
     std::uint64_t base = 0;
     p_ = getVarint(p_, end_, base);
@@ -304,6 +323,28 @@ class TraceReader {
     return true;
   }
 
+  // A sites chunk (varint base-site, then `count` sites) or a modules chunk (`count` entries).
+  // Returns true with no events to decode (the caller reads the next chunk).
+  bool readSites(std::uint32_t magic, std::uint32_t count) {
+    const char* why;
+    if (magic == kSitesChunkMagic) {
+      std::uint64_t base = 0;
+      if ((p_ = getVarint(p_, end_, base)) == nullptr)
+        return fail(ErrorKind::BadSites, chunkOffset_, "no base site");
+      if (base != sites_.siteCount())
+        return fail(ErrorKind::Discontinuity, chunkOffset_,
+                    "sites chunk starts at site " + std::to_string(base + 1) + ", expected " +
+                        std::to_string(sites_.siteCount() + 1));
+      why = sites_.addSites(p_, end_, count);
+    } else {
+      why = sites_.addModules(p_, end_, count);
+    }
+    if (why != nullptr) return fail(ErrorKind::BadSites, chunkOffset_, why);
+    p_ = end_;
+    left_ = 0;
+    return true;
+  }
+
   bool badEvent(const char* what) {
     return fail(ErrorKind::BadEvent, chunkOffset_,
                 "event " + std::to_string(index_) + " of the chunk: " + what);
@@ -357,6 +398,11 @@ class TraceReader {
       e.alignLog2 = *p_++;
       if (e.alignLog2 > 63) return badEvent("alignment log2 over 63");
     }
+    e.site = kNoSite;
+    if (hasSites_ && opCreates(e.op)) {
+      if ((p_ = getVarint(p_, end_, e.site)) == nullptr) return badEvent("bad site varint");
+      if (e.site > sites_.siteCount()) return badEvent("site not yet defined");
+    }
     if (opCreates(e.op) && !(e.flags & kFlagFailed)) e.object = nextId_++;
     prevThread_ = e.thread;
     prevTime_ = e.timeNs;
@@ -367,10 +413,12 @@ class TraceReader {
     return true;
   }
 
-  static std::string hex(std::uint32_t v) {
+  template <class U>
+  static std::string hex(U v) {
     static const char* digits = "0123456789abcdef";
-    std::string s(8, '0');
-    for (int i = 7; i >= 0; --i, v >>= 4) s[static_cast<std::size_t>(i)] = digits[v & 0xf];
+    std::string s(2 * sizeof(U), '0');
+    for (int i = static_cast<int>(s.size()) - 1; i >= 0; --i, v = static_cast<U>(v >> 4))
+      s[static_cast<std::size_t>(i)] = digits[v & 0xf];
     return s;
   }
 
@@ -396,6 +444,8 @@ class TraceReader {
   std::uint16_t version_ = 0;
   unsigned opCount_ = kOpCount;
   ProgramInfo program_;
+  bool hasSites_ = false;
+  SiteTable<Alloc> sites_;
 };
 
 // Reads a whole in-memory trace; throws TraceFormatError on any error. For tools and tests;

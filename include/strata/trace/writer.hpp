@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "strata/trace/format.hpp"
+#include "strata/trace/sites.hpp"
 
 namespace strata::trace {
 
@@ -34,6 +35,13 @@ struct FdSink {
   }
 };
 
+// The second buffer a writer of a trace with sites keeps its new sites in until the events
+// that name them are written (at least kMinSiteBuffer bytes).
+struct SiteBuffer {
+  unsigned char* data = nullptr;
+  std::size_t capacity = 0;
+};
+
 // Sink: any callable bool(const unsigned char* data, std::size_t len) that stores or writes all
 // len bytes and returns false on failure (the writer then stops and ok() turns false).
 template <class Sink>
@@ -46,15 +54,25 @@ class TraceWriter {
   // writes the file header through the sink at once. A buffer under kMinWriterBuffer bytes
   // leaves the writer failed.
   TraceWriter(unsigned char* buffer, std::size_t capacity, Sink sink) noexcept
-      : buf_(buffer), cap_(capacity), sink_(static_cast<Sink&&>(sink)) {
-    if (buf_ == nullptr || cap_ < kMinWriterBuffer) {
+      : TraceWriter(buffer, capacity, static_cast<Sink&&>(sink), SiteBuffer{}) {}
+
+  // A writer of a trace with sites (file flag SITES) when `sites` holds a buffer: creating
+  // events then carry a site (defineSite). A site buffer under kMinSiteBuffer bytes leaves the
+  // writer failed.
+  TraceWriter(unsigned char* buffer, std::size_t capacity, Sink sink, SiteBuffer sites) noexcept
+      : buf_(buffer), cap_(capacity), sink_(static_cast<Sink&&>(sink)),
+        sbuf_(sites.data), scap_(sites.capacity) {
+    if (buf_ == nullptr || cap_ < kMinWriterBuffer ||
+        (sbuf_ != nullptr && scap_ < kMinSiteBuffer)) {
       failed_ = true;
       return;
     }
     if (cap_ > kChunkHeaderSize + kMaxChunkPayload) cap_ = kChunkHeaderSize + kMaxChunkPayload;
+    if (scap_ > kChunkHeaderSize + kMaxChunkPayload) scap_ = kChunkHeaderSize + kMaxChunkPayload;
     unsigned char h[kFileHeaderSize] = {};
     std::memcpy(h, kFileMagic, sizeof kFileMagic);
     putU16(h + 8, kFormatVersion);
+    putU16(h + 10, sbuf_ != nullptr ? kFileFlagSites : 0);
     emit(h, sizeof h);
   }
   TraceWriter(const TraceWriter&) = delete;
@@ -64,7 +82,8 @@ class TraceWriter {
   // the next dense id, ignoring e.object, and returns it; other events return kNoObject. Fields
   // the op does not use are ignored. Returns kRejected, writing nothing, when the event is
   // malformed: unknown op, flags the op may not carry, an alignment log2 over 63, or an object
-  // or target id not yet created. Fast path: no flush, ~50 instructions.
+  // or target id not yet created, or (in a trace with sites) a site not yet defined. e.site is
+  // ignored by a writer without sites. Fast path: no flush, ~50 instructions.
   std::uint64_t append(const Event& e) noexcept {
     if (failed_ || finished_) return kRejected;
     const auto opv = static_cast<unsigned>(e.op);
@@ -75,9 +94,10 @@ class TraceWriter {
     if (hasTarget && (targetIsThread(e.op) ? e.target > 0xffffffffu : e.target >= nextId_))
       return kRejected;
     if (freesObject && e.object >= nextId_) return kRejected;
+    if (sbuf_ != nullptr && opCreates(e.op) && e.site > sites_) return kRejected;
 
     return appendUnchecked(e.op, e.flags, e.thread, e.timeNs, e.object, e.target, e.size,
-                           e.alignLog2);
+                           e.alignLog2, e.site);
   }
 
   // The trusted form of append(), for a recorder that builds every event itself (it exists
@@ -85,13 +105,15 @@ class TraceWriter {
   // guarantees what append() would check: op is a known op, flags are kFlagAligned |
   // kFlagNull | kFlagFailed as the op allows (flagsValid), alignLog2 <= 63 when kFlagAligned
   // is set, and object / target, where the op and flags carry them, are ids this writer
-  // handed out. Fields the op does not carry are ignored. A malformed event is written as
+  // handed out, and site (creating ops of a writer with sites) is kNoSite or a site
+  // defineSite returned. Fields the op does not carry are ignored. A malformed event is written as
   // given and makes a trace the reader rejects. Returns what append() returns (kRejected only
   // when the writer has failed or finished). Inlined with a constant op, the common events
   // (malloc, free) are about 40 instructions.
   std::uint64_t appendUnchecked(Op op, std::uint8_t flags, std::uint32_t thread,
                                 std::uint64_t timeNs, std::uint64_t object, std::uint64_t target,
-                                std::uint64_t size, std::uint8_t alignLog2) noexcept {
+                                std::uint64_t size, std::uint8_t alignLog2,
+                                std::uint64_t site = kNoSite) noexcept {
     if (failed_ | finished_) return kRejected;
     if (cap_ - pos_ < kMaxEventBytes && !flush()) return kRejected;
     if (chunkEvents_ == 0) {
@@ -115,6 +137,7 @@ class TraceWriter {
     if (objectPresent(op, flags)) p = putVarint(p, nextId_ - 1 - object);
     if (opHasSize(op)) p = putVarint(p, size);
     if (flags & kFlagAligned) *p++ = alignLog2;
+    if (sbuf_ != nullptr && opCreates(op)) p = putVarint(p, site);
     pos_ = static_cast<std::size_t>(p - buf_);
 
     prevThread_ = thread;
@@ -126,11 +149,13 @@ class TraceWriter {
     return kNoObject;
   }
 
-  // Writes the program chunk (format version 2): which process wrote the trace. Only before
-  // the first event (false otherwise, or when the sink failed); a path longer than
-  // kMaxProgramPath bytes is cut.
+  // Writes the program chunk (format version 2): which process wrote the trace. Only first,
+  // before any event, site or module (false otherwise, or when the sink failed); a path
+  // longer than kMaxProgramPath bytes is cut.
   bool program(std::uint64_t pid, std::uint64_t parentPid, const char* path) noexcept {
-    if (failed_ || finished_ || events_ != 0 || chunkEvents_ != 0) return false;
+    if (failed_ || finished_ || events_ != 0 || chunkEvents_ != 0 || sites_ != 0 ||
+        bytes_ != kFileHeaderSize)
+      return false;
     std::size_t len = path == nullptr ? 0 : std::strlen(path);
     if (len > kMaxProgramPath) len = kMaxProgramPath;
     if (cap_ < kChunkHeaderSize + 30 + len) return false;
@@ -145,11 +170,63 @@ class TraceWriter {
     return emit(buf_, kChunkHeaderSize + payload);
   }
 
-  // Hands the events buffered so far to the sink as one complete chunk (nothing when there are
-  // none). The recorder calls this from its crash/_exit handlers: the trace is then valid up
-  // to here. Returns false once the sink has failed.
+  // Defines a site from `depth` return addresses, innermost first (1 <= depth <=
+  // kMaxSiteDepth), and returns its id (1, 2, ...) for the events it allocated; kNoSite when
+  // the writer has no sites, failed or finished, or depth is out of range. The writer does
+  // not intern: every call defines a new site, so the caller keeps identical stacks to one id
+  // (the recorder hashes its stacks; an importer has its own). The site is buffered and
+  // written, in a sites chunk, just before the event chunk that may name it.
+  std::uint64_t defineSite(const std::uint64_t* frames, std::size_t depth) noexcept {
+    if (failed_ || finished_ || sbuf_ == nullptr || depth == 0 || depth > kMaxSiteDepth)
+      return kNoSite;
+    if (scap_ - spos_ < kMaxSiteBytes && !flush()) return kNoSite;
+    if (chunkSites_ == 0)
+      spos_ = static_cast<std::size_t>(putVarint(sbuf_ + kChunkHeaderSize, sites_) - sbuf_);
+    spos_ = static_cast<std::size_t>(putSite(sbuf_ + spos_, frames, depth) - sbuf_);
+    ++chunkSites_;
+    return ++sites_;
+  }
+
+  // Writes `count` loaded objects in modules chunks (after the sites and events buffered so
+  // far). Paths over kMaxModulePath and build ids over kMaxBuildId bytes are cut. Returns
+  // false when the writer has no sites, failed or finished, a module's range is empty, or one
+  // entry does not fit the buffer.
+  bool addModules(const ModuleInfo* modules, std::size_t count) noexcept {
+    if (failed_ || finished_ || sbuf_ == nullptr || !flush()) return false;
+    std::size_t i = 0;
+    while (i < count) {
+      unsigned char* p = buf_ + kChunkHeaderSize;
+      std::size_t n = 0;
+      for (; i < count; ++i, ++n) {
+        ModuleInfo m = modules[i];
+        if (m.end <= m.start) return false;
+        if (m.path == nullptr || m.pathLength > kMaxModulePath)
+          m.pathLength = m.path == nullptr ? 0 : kMaxModulePath;
+        if (m.buildId == nullptr || m.buildIdLength > kMaxBuildId)
+          m.buildIdLength = m.buildId == nullptr ? 0 : kMaxBuildId;
+        if (static_cast<std::size_t>(buf_ + cap_ - p) < moduleBytes(m)) break;
+        p = putModule(p, m);
+      }
+      if (n == 0) return false;
+      const std::size_t len = static_cast<std::size_t>(p - (buf_ + kChunkHeaderSize));
+      writeChunkHeader(kModulesChunkMagic, len, n);
+      if (!emit(buf_, kChunkHeaderSize + len)) return false;
+    }
+    return true;
+  }
+
+  // Hands the sites and events buffered so far to the sink as complete chunks (the sites
+  // first; nothing when there are none). The recorder calls this from its crash/_exit
+  // handlers: the trace is then valid up to here. Returns false once the sink has failed.
   bool flush() noexcept {
     if (failed_) return false;
+    if (chunkSites_ != 0) {
+      const std::size_t len = spos_ - kChunkHeaderSize;
+      writeChunkHeader(kSitesChunkMagic, len, chunkSites_, sbuf_);
+      chunkSites_ = 0;
+      spos_ = 0;
+      if (!emit(sbuf_, kChunkHeaderSize + len)) return false;
+    }
     if (chunkEvents_ == 0) return true;
     const std::size_t len = pos_ - kChunkHeaderSize;
     writeChunkHeader(kEventChunkMagic, len, chunkEvents_);
@@ -179,14 +256,18 @@ class TraceWriter {
   std::uint64_t objects() const noexcept { return nextId_; }   // ids handed out
   std::uint64_t threads() const noexcept { return threads_; }  // highest thread index + 1
   std::uint64_t chunks() const noexcept { return chunks_; }    // event chunks written
+  std::uint64_t sites() const noexcept { return sites_; }      // sites defined
+  bool hasSites() const noexcept { return sbuf_ != nullptr; }
   std::uint64_t bytesWritten() const noexcept { return bytes_; }
 
  private:
-  void writeChunkHeader(std::uint32_t magic, std::size_t len, std::uint64_t count) noexcept {
-    putU32(buf_, magic);
-    putU32(buf_ + 4, static_cast<std::uint32_t>(len));
-    putU32(buf_ + 8, static_cast<std::uint32_t>(count));
-    putU32(buf_ + 12, crc32(buf_ + kChunkHeaderSize, len));
+  void writeChunkHeader(std::uint32_t magic, std::size_t len, std::uint64_t count,
+                        unsigned char* at = nullptr) noexcept {
+    unsigned char* b = at == nullptr ? buf_ : at;
+    putU32(b, magic);
+    putU32(b + 4, static_cast<std::uint32_t>(len));
+    putU32(b + 8, static_cast<std::uint32_t>(count));
+    putU32(b + 12, crc32(b + kChunkHeaderSize, len));
     if (magic == kEventChunkMagic) ++chunks_;
   }
   bool emit(const unsigned char* data, std::size_t len) noexcept {
@@ -215,6 +296,11 @@ class TraceWriter {
   Sink sink_;
   std::uint64_t chunks_ = 0;
   std::uint64_t bytes_ = 0;
+  unsigned char* sbuf_;          // sites not yet written; null: a trace without sites
+  std::size_t scap_;
+  std::size_t spos_ = 0;
+  std::uint64_t sites_ = 0;      // sites defined
+  std::uint32_t chunkSites_ = 0;
 };
 
 }  // namespace strata::trace
