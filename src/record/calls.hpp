@@ -15,9 +15,6 @@
 
 namespace strata::record {
 
-// Logs a creating call (malloc, calloc, memalign, new, realloc(NULL, n)) that returned p.
-// A large object's interior pages are given back right here, right after the real call
-// returned and before the program sees p (see large.hpp).
 // The lock paths of recordCreate and recordRelease: stamp now, take the lock, merge the
 // rings, then createLocked / releaseLocked for the calling thread. The table slot is loaded
 // first (prefetch, and for a release touch), so that its cache miss overlaps the clock read
@@ -41,6 +38,9 @@ inline void logRelease(Op op, void* p, uint64_t touched) {
   releaseLocked(threadIndex(), op, t, reinterpret_cast<uintptr_t>(p), touched);
 }
 
+// Logs a creating call (malloc, calloc, memalign, new, realloc(NULL, n)) that returned p.
+// A large object's interior pages are given back right here, right after the real call
+// returned and before the program sees p (see large.hpp).
 template <Op op>
 [[gnu::always_inline]] inline void recordCreate(uint8_t flags, uint64_t size, void* p,
                                                 unsigned align) {

@@ -58,12 +58,13 @@ inline constexpr size_t kBufferBytes = size_t{256} << 10;
 // program's, and pass straight through unrecorded), whether this thread holds the lock (a
 // signal handler must not try to flush then), and the dense thread index with the
 // generation it was handed out in. initial-exec TLS: a preloaded library has static TLS, and
-// access is a plain %fs-relative load (the general-dynamic model may call malloc).
+// access is a plain %fs-relative load (the general-dynamic model may call malloc). constinit:
+// no dynamic initialisation, so other units read them without a TLS wrapper call.
 #define STRATA_TLS thread_local __attribute__((tls_model("initial-exec")))
-[[gnu::visibility("hidden")]] extern STRATA_TLS int tGuard;
-[[gnu::visibility("hidden")]] extern STRATA_TLS bool tHoldsLock;
-[[gnu::visibility("hidden")]] extern STRATA_TLS uint32_t tThread;
-[[gnu::visibility("hidden")]] extern STRATA_TLS uint32_t tThreadGen;
+[[gnu::visibility("hidden")]] extern constinit STRATA_TLS int tGuard;
+[[gnu::visibility("hidden")]] extern constinit STRATA_TLS bool tHoldsLock;
+[[gnu::visibility("hidden")]] extern constinit STRATA_TLS uint32_t tThread;
+[[gnu::visibility("hidden")]] extern constinit STRATA_TLS uint32_t tThreadGen;
 
 // Whether the recorder is recording (the caller then takes the lock and checks again).
 inline bool on() { return gCore.state.load(std::memory_order_relaxed) == kOn; }

@@ -10,8 +10,8 @@
 namespace strata::record {
 
 constinit ThreadRings gRings;
-STRATA_TLS Ring* tRing = nullptr;
-STRATA_TLS bool tNoRing = false;
+constinit STRATA_TLS Ring* tRing = nullptr;
+constinit STRATA_TLS bool tNoRing = false;
 
 namespace {
 

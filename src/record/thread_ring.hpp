@@ -22,9 +22,9 @@ struct ThreadRings {
 };
 [[gnu::visibility("hidden")]] extern ThreadRings gRings;
 
-[[gnu::visibility("hidden")]] extern STRATA_TLS Ring* tRing;
+[[gnu::visibility("hidden")]] extern constinit STRATA_TLS Ring* tRing;
 // Whether this thread's ring was given back (it is exiting).
-[[gnu::visibility("hidden")]] extern STRATA_TLS bool tNoRing;
+[[gnu::visibility("hidden")]] extern constinit STRATA_TLS bool tNoRing;
 
 // Enables the rings (at start, with the tsc clock): creates the key whose destructor gives
 // back an exiting thread's ring. False when it could not.

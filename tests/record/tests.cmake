@@ -37,6 +37,8 @@ if(TARGET strata_cli AND TARGET strata_record)
     target_link_libraries(record_sequence_program PRIVATE strata_reap strata_region)
     target_link_libraries(record_fork_program PRIVATE strata_reap)
     target_link_libraries(record_lifetimes_program PRIVATE Threads::Threads)
+    # Declares the sized operator delete forms (clang does not by default), to call them.
+    target_compile_options(record_entry_points_program PRIVATE -fsized-deallocation)
     target_compile_definitions(record_test PRIVATE STRATA_RECORD_PRELOAD_TESTS=1
       RECORD_SEQUENCE="$<TARGET_FILE:record_sequence_program>"
       RECORD_THREADS="$<TARGET_FILE:record_threads_program>"
