@@ -2,14 +2,14 @@
 # built `strata` executable on small programs with known allocation sequences (a sequence
 # through every entry point, each entry of the shared entry-point list called once, threads
 # with cross-thread frees, objects handed between threads while all of them allocate, fork,
-# crashes and exits) and
-# checks the traces event for event; it also checks bad usage. The programs run with the
-# recorder preloaded, which a sanitized build cannot do (the sanitizer owns malloc, and a
-# sanitized recorder cannot go into a plain program), so there only the usage cases run.
+# crashes and exits) and checks the traces event for event; it also checks bad usage. The
+# programs run with the recorder preloaded, which a sanitized build cannot do (the sanitizer
+# owns malloc, and a sanitized recorder cannot go into a plain program), so there only the
+# usage cases run.
 # The recorder's units on their own, in every build, linked with the same static library of
-# them as the recorder (strata_record_parts): record_touch_test the page logic
-# (src/record/touch.cpp), record_object_map_test the address map, record_rings_test the per-thread event
-# rings and their merge.
+# them as the recorder (strata_record_parts): record_touch_test the page logic (touch.cpp),
+# record_object_map_test the address map, record_rings_test the per-thread event rings and
+# their merge.
 foreach(unit record_touch record_object_map record_rings)
   add_executable(${unit}_test ${CMAKE_CURRENT_LIST_DIR}/${unit}_test.cpp)
   target_compile_options(${unit}_test PRIVATE -Wall -Wextra -Werror)
