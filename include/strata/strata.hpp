@@ -79,6 +79,7 @@
 #include "strata/reap/region_heap.hpp"
 
 #include "strata/shim/cxx_runtime.hpp"
+#include "strata/shim/entry_points.hpp"
 #include "strata/shim/malloc_shim.hpp"
 
 #include "strata/trace/format.hpp"

@@ -839,6 +839,79 @@ TEST(RecordThreads, EachThreadIsBracketedByItsStartAndEnd) {
 }
 
 // Every trace starts with its program chunk: the process, its parent and the program.
+// What one call of record_entry_points_program adds to the trace, by the role of the entry
+// called: the ops, in order, and for each the index (among them) of the event whose object
+// it names (-1: none).
+struct RoleEvents {
+  std::vector<Op> ops;
+  std::vector<int> names;
+};
+RoleEvents roleEvents(const std::string& role) {
+  auto create = [](Op op) { return RoleEvents{{op, Op::Free}, {-1, 0}}; };
+  if (role == "malloc") return create(Op::Malloc);
+  if (role == "calloc") return create(Op::Calloc);
+  if (role == "memalign" || role == "posix_memalign" || role == "aligned_alloc" ||
+      role == "valloc" || role == "pvalloc")
+    return create(Op::Memalign);
+  if (role == "operatorNew" || role == "operatorNewNothrow") return create(Op::New);
+  if (role == "realloc" || role == "reallocarray")
+    return {{Op::Malloc, Op::Realloc, Op::Free}, {-1, 0, 1}};
+  // The object a release is given comes from malloc, or aligned_alloc (a memalign event).
+  if (role == "free") return {{Op::Malloc, Op::Free}, {-1, 0}};
+  if (role == "operatorDelete") return {{Op::Malloc, Op::Delete}, {-1, 0}};
+  if (role == "malloc_usable_size") return {{Op::Malloc, Op::Free}, {-1, 0}};
+  if (role == "mallinfo2" || role == "malloc_stats" || role == "malloc_trim") return {};
+  ADD_FAILURE() << "record_test does not know the role " << role;
+  return {};
+}
+
+// Every entry of the shared list (strata/shim/entry_points.hpp) that creates, releases or
+// resizes is recorded, one event per call, and those that allocate nothing add no event:
+// record_entry_points_program calls each entry once (generated from the list) and says
+// which, in order ("ROLE NAME" lines).
+TEST(Record, EveryEntryPointOfTheSharedListIsRecorded) {
+  TempDir dir;
+  const Result r = record(dir, "-o ep.trace -- " + quote(RECORD_ENTRY_POINTS));
+  ASSERT_EQ(r.status, 0) << r.err;
+  bool complete = false;
+  const std::vector<Event> events = readEvents(dir / "ep.trace", &complete);
+  EXPECT_TRUE(complete);
+  std::size_t a = 0;
+  while (a < events.size() && !(events[a].op == Op::Malloc && events[a].size == 5003)) ++a;
+  ASSERT_LT(a + 2, events.size()) << "the start marker malloc(5003) is not in the trace";
+  a += 2;  // the marker and its free
+  std::istringstream lines(r.out);
+  std::string role, name;
+  std::set<std::string> called;
+  while (lines >> role && std::getline(lines >> std::ws, name)) {
+    called.insert(name);
+    SCOPED_TRACE(name + " (" + role + "), from trace event " + std::to_string(a));
+    const RoleEvents want = roleEvents(role);
+    std::vector<std::uint64_t> objects;
+    for (std::size_t k = 0; k < want.ops.size(); ++k, ++a) {
+      ASSERT_LT(a, events.size());
+      const Event& e = events[a];
+      Op op = want.ops[k];
+      if (op == Op::Malloc && e.op == Op::Memalign) op = Op::Memalign;  // from aligned_alloc
+      ASSERT_EQ(static_cast<int>(e.op), static_cast<int>(op)) << "event " << k;
+      EXPECT_EQ(e.flags & kFlagFailed, 0) << "event " << k;
+      if (want.names[k] >= 0) {
+        EXPECT_EQ(strata::trace::opCreates(e.op) ? e.target : e.object,
+                  objects[static_cast<std::size_t>(want.names[k])])
+            << "event " << k << " does not name the object made before it";
+      }
+      objects.push_back(e.object);
+    }
+  }
+  ASSERT_LT(a, events.size());
+  EXPECT_EQ(static_cast<int>(events[a].op), static_cast<int>(Op::Malloc));
+  EXPECT_EQ(events[a].size, 5004u) << "more events than the calls account for";
+  // The list's recorded entries the old recorder missed, and a query, were called.
+  for (const char* n : {"free_sized", "free_aligned_sized", "malloc_usable_size",
+                        "operator delete", "reallocarray"})
+    EXPECT_NE(called.count(n), 0u) << n;
+}
+
 TEST(Record, ProgramChunkNamesTheProcessInParentAndForkChild) {
   TempDir dir;
   const Result r = record(dir, "-o pg.trace -- " + quote(RECORD_FORK));

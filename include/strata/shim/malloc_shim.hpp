@@ -77,6 +77,7 @@
 #include "strata/detail/align.hpp"
 #include "strata/detail/header.hpp"
 #include "strata/shim/cxx_runtime.hpp"
+#include "strata/shim/entry_points.hpp"
 
 namespace strata {
 
@@ -356,6 +357,9 @@ class MallocShim {
 #endif
   }
 
+  // Every operator delete form: free.
+  static void operatorDelete(void* p) noexcept { free(p); }
+
   // ---- pthread_atfork handlers (registered only when H has all three members): H is held
   // still across fork() and released in both processes.
 
@@ -506,144 +510,16 @@ class MallocShim {
 
 // STRATA_DEFINE_MALLOC(ShimType): placed once at namespace scope in one .cpp file, defines and
 // exports every allocation entry point over ShimType (a strata::MallocShim<H>): the C
-// functions, glibc's __libc_* aliases, and every replaceable operator new and delete. A macro
-// because C linkage names cannot come from a template. Build the file with
-// -fvisibility=hidden (these stay visible) and -fno-builtin (so the compiler does not turn
-// the shim's own code into calls of the functions being defined).
-#define STRATA_DEFINE_MALLOC(ShimType)                                                          \
-  extern "C" {                                                                                \
-  [[gnu::visibility("default")]] void* malloc(std::size_t n) noexcept {                        \
-    return ShimType::malloc(n);                                                               \
-  }                                                                                           \
-  [[gnu::visibility("default")]] void free(void* p) noexcept { ShimType::free(p); }            \
-  [[gnu::visibility("default")]] void* calloc(std::size_t n, std::size_t m) noexcept {         \
-    return ShimType::calloc(n, m);                                                            \
-  }                                                                                           \
-  [[gnu::visibility("default")]] void* realloc(void* p, std::size_t n) noexcept {              \
-    return ShimType::realloc(p, n);                                                           \
-  }                                                                                           \
-  [[gnu::visibility("default")]] void* reallocarray(void* p, std::size_t n,                    \
-                                                    std::size_t m) noexcept {                 \
-    return ShimType::reallocarray(p, n, m);                                                   \
-  }                                                                                           \
-  [[gnu::visibility("default")]] void* memalign(std::size_t a, std::size_t n) noexcept {       \
-    return ShimType::memalign(a, n);                                                          \
-  }                                                                                           \
-  [[gnu::visibility("default")]] int posix_memalign(void** out, std::size_t a,                 \
-                                                    std::size_t n) noexcept {                 \
-    return ShimType::posix_memalign(out, a, n);                                               \
-  }                                                                                           \
-  [[gnu::visibility("default")]] void* aligned_alloc(std::size_t a, std::size_t n) noexcept {  \
-    return ShimType::aligned_alloc(a, n);                                                     \
-  }                                                                                           \
-  [[gnu::visibility("default")]] void* valloc(std::size_t n) noexcept {                        \
-    return ShimType::valloc(n);                                                               \
-  }                                                                                           \
-  [[gnu::visibility("default")]] void* pvalloc(std::size_t n) noexcept {                       \
-    return ShimType::pvalloc(n);                                                              \
-  }                                                                                           \
-  [[gnu::visibility("default")]] std::size_t malloc_usable_size(void* p) noexcept {            \
-    return ShimType::malloc_usable_size(p);                                                   \
-  }                                                                                           \
-  [[gnu::visibility("default")]] void free_sized(void* p, std::size_t) noexcept {              \
-    ShimType::free(p);                                                                        \
-  }                                                                                           \
-  [[gnu::visibility("default")]] void free_aligned_sized(void* p, std::size_t,                 \
-                                                         std::size_t) noexcept {              \
-    ShimType::free(p);                                                                        \
-  }                                                                                           \
-  [[gnu::visibility("default")]] struct mallinfo2 mallinfo2() noexcept {                       \
-    return ShimType::mallinfo2();                                                             \
-  }                                                                                           \
-  [[gnu::visibility("default")]] void malloc_stats() noexcept { ShimType::malloc_stats(); }    \
-  [[gnu::visibility("default")]] int malloc_trim(std::size_t pad) noexcept {                   \
-    return ShimType::malloc_trim(pad);                                                        \
-  }                                                                                           \
-  [[gnu::visibility("default")]] void* __libc_malloc(std::size_t n) noexcept {                 \
-    return ShimType::malloc(n);                                                               \
-  }                                                                                           \
-  [[gnu::visibility("default")]] void __libc_free(void* p) noexcept { ShimType::free(p); }     \
-  [[gnu::visibility("default")]] void* __libc_calloc(std::size_t n, std::size_t m) noexcept {  \
-    return ShimType::calloc(n, m);                                                            \
-  }                                                                                           \
-  [[gnu::visibility("default")]] void* __libc_realloc(void* p, std::size_t n) noexcept {       \
-    return ShimType::realloc(p, n);                                                           \
-  }                                                                                           \
-  [[gnu::visibility("default")]] void* __libc_memalign(std::size_t a, std::size_t n) noexcept { \
-    return ShimType::memalign(a, n);                                                          \
-  }                                                                                           \
-  [[gnu::visibility("default")]] void* __libc_valloc(std::size_t n) noexcept {                 \
-    return ShimType::valloc(n);                                                               \
-  }                                                                                           \
-  [[gnu::visibility("default")]] void* __libc_pvalloc(std::size_t n) noexcept {                \
-    return ShimType::pvalloc(n);                                                              \
-  }                                                                                           \
-  }                                                                                           \
-  [[gnu::visibility("default")]] void* operator new(std::size_t n) {                           \
-    return ShimType::operatorNew(n);                                                          \
-  }                                                                                           \
-  [[gnu::visibility("default")]] void* operator new[](std::size_t n) {                         \
-    return ShimType::operatorNew(n);                                                          \
-  }                                                                                           \
-  [[gnu::visibility("default")]] void* operator new(std::size_t n,                             \
-                                                    const std::nothrow_t&) noexcept {         \
-    return ShimType::operatorNewNothrow(n);                                                   \
-  }                                                                                           \
-  [[gnu::visibility("default")]] void* operator new[](std::size_t n,                           \
-                                                      const std::nothrow_t&) noexcept {       \
-    return ShimType::operatorNewNothrow(n);                                                   \
-  }                                                                                           \
-  [[gnu::visibility("default")]] void* operator new(std::size_t n, std::align_val_t a) {       \
-    return ShimType::operatorNew(n, a);                                                       \
-  }                                                                                           \
-  [[gnu::visibility("default")]] void* operator new[](std::size_t n, std::align_val_t a) {     \
-    return ShimType::operatorNew(n, a);                                                       \
-  }                                                                                           \
-  [[gnu::visibility("default")]] void* operator new(std::size_t n, std::align_val_t a,         \
-                                                    const std::nothrow_t&) noexcept {         \
-    return ShimType::operatorNewNothrow(n, a);                                                \
-  }                                                                                           \
-  [[gnu::visibility("default")]] void* operator new[](std::size_t n, std::align_val_t a,       \
-                                                      const std::nothrow_t&) noexcept {       \
-    return ShimType::operatorNewNothrow(n, a);                                                \
-  }                                                                                           \
-  [[gnu::visibility("default")]] void operator delete(void* p) noexcept { ShimType::free(p); } \
-  [[gnu::visibility("default")]] void operator delete[](void* p) noexcept {                    \
-    ShimType::free(p);                                                                        \
-  }                                                                                           \
-  [[gnu::visibility("default")]] void operator delete(void* p, std::size_t) noexcept {         \
-    ShimType::free(p);                                                                        \
-  }                                                                                           \
-  [[gnu::visibility("default")]] void operator delete[](void* p, std::size_t) noexcept {       \
-    ShimType::free(p);                                                                        \
-  }                                                                                           \
-  [[gnu::visibility("default")]] void operator delete(void* p, std::align_val_t) noexcept {    \
-    ShimType::free(p);                                                                        \
-  }                                                                                           \
-  [[gnu::visibility("default")]] void operator delete[](void* p, std::align_val_t) noexcept {  \
-    ShimType::free(p);                                                                        \
-  }                                                                                           \
-  [[gnu::visibility("default")]] void operator delete(void* p, std::size_t,                    \
-                                                      std::align_val_t) noexcept {            \
-    ShimType::free(p);                                                                        \
-  }                                                                                           \
-  [[gnu::visibility("default")]] void operator delete[](void* p, std::size_t,                  \
-                                                        std::align_val_t) noexcept {          \
-    ShimType::free(p);                                                                        \
-  }                                                                                           \
-  [[gnu::visibility("default")]] void operator delete(void* p, const std::nothrow_t&) noexcept { \
-    ShimType::free(p);                                                                        \
-  }                                                                                           \
-  [[gnu::visibility("default")]] void operator delete[](void* p,                               \
-                                                        const std::nothrow_t&) noexcept {     \
-    ShimType::free(p);                                                                        \
-  }                                                                                           \
-  [[gnu::visibility("default")]] void operator delete(void* p, std::align_val_t,               \
-                                                      const std::nothrow_t&) noexcept {       \
-    ShimType::free(p);                                                                        \
-  }                                                                                           \
-  [[gnu::visibility("default")]] void operator delete[](void* p, std::align_val_t,             \
-                                                        const std::nothrow_t&) noexcept {     \
-    ShimType::free(p);                                                                        \
-  }                                                                                           \
+// functions, glibc's __libc_* aliases, and every replaceable operator new and delete, as
+// listed in entry_points.hpp (the list the recorder interposes too), each calling the
+// ShimType member its entry names. A macro because C linkage names cannot come from a
+// template. Build the file with -fvisibility=hidden (these stay visible) and -fno-builtin (so
+// the compiler does not turn the shim's own code into calls of the functions being defined).
+#define STRATA_SHIM_DEFINE_ENTRY_(ShimType, kind, ret, name, params, spec, role, args) \
+  [[gnu::visibility("default")]] ret name params spec { return ShimType::role args; }
+#define STRATA_DEFINE_MALLOC(ShimType)                                \
+  extern "C" {                                                      \
+  STRATA_C_ENTRY_POINTS(STRATA_SHIM_DEFINE_ENTRY_, ShimType)        \
+  }                                                                 \
+  STRATA_CXX_ENTRY_POINTS(STRATA_SHIM_DEFINE_ENTRY_, ShimType)      \
   static_assert(true, "STRATA_DEFINE_MALLOC ends here")

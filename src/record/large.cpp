@@ -1,0 +1,62 @@
+// Large objects (large.hpp): the threshold, the table of prepared objects, and the Touch
+// events of those still live at the end.
+#include "large.hpp"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "core.hpp"
+
+namespace strata::record {
+
+constinit LargeObjects gLarge;
+
+uint64_t largeThreshold(const char* setting) noexcept {
+  const uint64_t least = 2 * uint64_t{gLarge.pageSize};
+  if (setting == nullptr || setting[0] == '\0') return least;
+  if (::strcmp(setting, "off") == 0) return ~uint64_t{0};
+  char* end = nullptr;
+  const unsigned long long v = ::strtoull(setting, &end, 10);
+  if (end == setting || *end != '\0') {
+    static const char kMsg[] =
+        "strata-record: STRATA_TRACE_TOUCH_MIN is not a number of bytes or 'off'; using two "
+        "pages\n";
+    const ssize_t ignored = ::write(2, kMsg, sizeof kMsg - 1);
+    (void)ignored;
+    return least;
+  }
+  return std::max<uint64_t>(v, least);
+}
+
+void noteLarge(uintptr_t p, uint64_t size, bool prepared) noexcept {
+  if (prepared) {
+    gLarge.table.insert(LargeSlot{p, size});
+  } else {
+    gLarge.table.erase(p);
+  }
+}
+
+uint64_t preparedSize(uintptr_t p, const Entry& e) noexcept {
+  const LargeSlot* l = gLarge.table.find(p);
+  if (l == nullptr || l->size != e.size || metaIsReap(e.meta) || metaReap(e.meta) != kNoObject)
+    return 0;
+  return l->size;
+}
+
+void touchLiveLarge() noexcept {
+  const uint64_t t = nowNs();
+  const LargeSlot* s = gLarge.table.slots();
+  for (size_t i = 0; i < gLarge.table.capacity(); ++i) {
+    if (s[i].addr == 0) continue;
+    Entry e;
+    if (!gCore.map.find(s[i].addr, &e) || preparedSize(s[i].addr, e) == 0) continue;
+    const uint64_t touched =
+        touchedBytes(reinterpret_cast<const void*>(s[i].addr), s[i].size, gLarge.pageSize);
+    if (touched != kNoTouch) append(Op::Touch, 0, t, touched, e.id, kNoObject, 0);
+  }
+}
+
+}  // namespace strata::record

@@ -1,0 +1,204 @@
+// Recording the reap and region APIs (reaps.hpp).
+#include "reaps.hpp"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+
+#include "events.hpp"
+#include "mapped_memory.hpp"
+
+namespace strata::record {
+
+using strata::trace::kFlagFailed;
+using strata::trace::kFlagNull;
+
+namespace {
+
+// The id of the live reap whose handle is h, or kNoObject (under the lock).
+uint64_t reapId(const void* h) {
+  if (h == nullptr) return kNoObject;
+  Entry e;
+  return (gCore.map.find(reinterpret_cast<uintptr_t>(h), &e) && metaIsReap(e.meta)) ? e.id
+                                                                                    : kNoObject;
+}
+
+// recordReapMalloc under the lock, stamped t.
+void reapMallocLocked(uint64_t t, const void* r, uint64_t size, void* p) {
+  const uint64_t rid = reapId(r);
+  if (rid == kNoObject) {
+    if (p == nullptr) return;
+    createLocked(threadIndex(), Op::Malloc, 0, t, size, reinterpret_cast<uintptr_t>(p), 0);
+    return;
+  }
+  const uint64_t id = append(Op::ReapMalloc, p == nullptr ? kFlagFailed : 0, t, size, kNoObject,
+                             rid, 0);
+  if (p != nullptr && id < Writer::kRejected)
+    gCore.map.insert(Entry{reinterpret_cast<uintptr_t>(p), id, size, makeMeta(rid, false, 0)});
+}
+
+// recordReapFree under the lock, stamped t.
+void reapFreeLocked(uint64_t t, const void* r, void* p) {
+  const uint64_t rid = reapId(r);
+  if (rid == kNoObject) {
+    if (p != nullptr) {  // an object we saw as a plain malloc (its reap was unknown)
+      Entry e;
+      if (gCore.map.find(reinterpret_cast<uintptr_t>(p), &e) && !metaIsReap(e.meta) &&
+          metaReap(e.meta) == kNoObject)
+        releaseLocked(threadIndex(), Op::Free, t, e.addr, kNoTouch);
+    }
+    return;
+  }
+  if (p == nullptr) {
+    append(Op::ReapFree, kFlagNull, t, 0, kNoObject, rid, 0);
+    return;
+  }
+  Entry e;
+  if (!gCore.map.find(reinterpret_cast<uintptr_t>(p), &e) || metaIsReap(e.meta) ||
+      metaReap(e.meta) != rid)
+    return;
+  append(Op::ReapFree, 0, t, 0, e.id, rid, 0);
+  gCore.map.erase(e.addr);
+}
+
+// The ids of reap rid and its descendants (found by repeated scans of the map's rare entries
+// for children of the set), in mmap memory; n == 0 when out of memory.
+struct ReapSet {
+  uint64_t* ids = nullptr;
+  size_t n = 0, cap = 0;
+
+  explicit ReapSet(uint64_t rid) {
+    ids = static_cast<uint64_t*>(mapPages(64 * sizeof(uint64_t)));
+    if (ids == nullptr) return;
+    cap = 64;
+    ids[n++] = rid;
+    for (bool changed = true; changed;) {
+      changed = false;
+      Entry* s = gCore.map.rareSlots();
+      for (size_t i = 0; i < gCore.map.rareCapacity(); ++i) {
+        if (s[i].addr == 0 || !metaIsReap(s[i].meta) || s[i].size == kNoObject) continue;
+        if (!contains(s[i].size) || contains(s[i].id)) continue;
+        if (n == cap && !grow()) break;
+        ids[n++] = s[i].id;
+        changed = true;
+      }
+    }
+  }
+  ~ReapSet() {
+    if (ids != nullptr) ::munmap(ids, cap * sizeof(uint64_t));
+  }
+  ReapSet(const ReapSet&) = delete;
+  ReapSet& operator=(const ReapSet&) = delete;
+  bool contains(uint64_t id) const {
+    for (size_t i = 0; i < n; ++i)
+      if (ids[i] == id) return true;
+    return false;
+  }
+  bool grow() {
+    auto* bigger = static_cast<uint64_t*>(mapPages(2 * cap * sizeof(uint64_t)));
+    if (bigger == nullptr) return false;
+    std::copy(ids, ids + n, bigger);
+    ::munmap(ids, cap * sizeof(uint64_t));
+    ids = bigger;
+    cap *= 2;
+    return true;
+  }
+};
+
+}  // namespace
+
+void recordReapCreate(const void* parent, void* r) noexcept {
+  const uint64_t t = nowNs();
+  Locked lock;
+  if (!on()) return;
+  drainRings();
+  const uint64_t parentId = reapId(parent);
+  uint8_t flags = parentId == kNoObject ? kFlagNull : 0;
+  if (r == nullptr) flags |= kFlagFailed;
+  const uint64_t id = append(Op::ReapCreate, flags, t, 0, kNoObject, parentId, 0);
+  if (r != nullptr && id < Writer::kRejected)
+    gCore.map.insert(
+        Entry{reinterpret_cast<uintptr_t>(r), id, parentId, makeMeta(kNoObject, true, 0)});
+}
+
+void recordReapMalloc(const void* r, uint64_t size, void* p) noexcept {
+  const uint64_t t = nowNs();
+  Locked lock;
+  if (!on()) return;
+  drainRings();
+  reapMallocLocked(t, r, size, p);
+}
+
+void recordReapFree(const void* r, void* p) noexcept {
+  const uint64_t t = nowNs();
+  Locked lock;
+  if (!on()) return;
+  drainRings();
+  reapFreeLocked(t, r, p);
+}
+
+void recordReapClear(const void* r, bool destroy) noexcept {
+  const uint64_t t = nowNs();
+  Locked lock;
+  if (!on()) return;
+  drainRings();
+  const uint64_t rid = reapId(r);
+  if (rid == kNoObject) return;
+  append(destroy ? Op::ReapDestroy : Op::ReapClear, 0, t, 0, kNoObject, rid, 0);
+  const ReapSet set(rid);
+  if (set.n == 0) return;
+  gCore.map.retainRare([&](const Entry& e) {
+    if (metaIsReap(e.meta)) return !set.contains(e.id) || (e.id == rid && !destroy);
+    return !set.contains(metaReap(e.meta));
+  });
+}
+
+// As in recordResize (events.cpp): merge, take the old object out of the map, call, merge
+// again, log.
+void* recordReapRealloc(strata_reap* r, void* p, size_t size,
+                        void* (*real)(strata_reap*, void*, size_t)) noexcept {
+  const uint64_t t = nowNs();
+  Locked lock;
+  const bool recordingNow = on();
+  uint64_t rid = kNoObject;
+  Entry e;
+  bool matches = false;
+  if (recordingNow) {
+    drainRings();
+    rid = reapId(r);
+    matches = rid != kNoObject && p != nullptr &&
+              gCore.map.find(reinterpret_cast<uintptr_t>(p), &e) && !metaIsReap(e.meta) &&
+              metaReap(e.meta) == rid;
+    if (matches) gCore.map.erase(e.addr);
+  }
+  void* q;
+  {
+    Guard g;
+    q = real(r, p, size);
+  }
+  lock.keepErrno();
+  if (!recordingNow) return q;
+  drainRings();
+  if (!matches) {
+    // reap_realloc(r, NULL, n), or p unknown: at most a new object.
+    if (p == nullptr || q != nullptr) reapMallocLocked(t, r, size, q);
+    return q;
+  }
+  const uint64_t oldId = e.id;
+  if (size == 0) {  // frees p
+    append(Op::ReapFree, 0, t, 0, oldId, rid, 0);
+    return q;
+  }
+  if (q == nullptr) {  // failed: p is untouched
+    append(Op::ReapMalloc, kFlagFailed, t, size, kNoObject, rid, 0);
+    gCore.map.insert(e);
+    return q;
+  }
+  const uint64_t id = append(Op::ReapMalloc, 0, t, size, kNoObject, rid, 0);
+  append(Op::ReapFree, 0, t, 0, oldId, rid, 0);
+  if (id < Writer::kRejected)
+    gCore.map.insert(Entry{reinterpret_cast<uintptr_t>(q), id, size, makeMeta(rid, false, 0)});
+  return q;
+}
+
+}  // namespace strata::record
