@@ -13,6 +13,8 @@ using namespace strata;
 
 using Kingsley = KingsleyHeap<SbrkHeap<>>;
 static_assert(SizedHeap<Kingsley> && Kingsley::Alignment == 16);
+// A layer over MmapHeap must not inherit a resize that would treat its blocks as mappings.
+static_assert(!ResizesInPlace<KingsleyHeap<MmapHeap>>);
 
 TEST(KingsleyHeap, PowerOfTwoRounding) {
   Kingsley h;

@@ -80,7 +80,7 @@ TEST(SelectMmapHeap, RoutesFreeByTheMappedFlagNotBySize) {
 // A mapped object is resized by its mapping; Small's objects, by Small when it can (here it
 // cannot).
 TEST(SelectMmapHeap, ReallocInPlaceAsksTheHeapThatMadeTheObject) {
-  static_assert(ResizesInPlace<Select> && ResizesInPlace<MmapHeap>);
+  static_assert(ResizesInPlace<Select> && ResizableMappings<Big>);
   static_assert(!ResizesInPlace<Small>);
   Select h;
   const std::size_t page = detail::page_size();

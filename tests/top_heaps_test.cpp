@@ -26,6 +26,7 @@ static_assert(SizedHeap<MmapHeap> && AccountedHeap<MmapHeap>);
 static_assert(ClearableHeap<SbrkHeap<>> && AccountedHeap<SbrkHeap<>>);
 static_assert(ClearableHeap<StaticBufferHeap<4096>>);
 static_assert(Heap<NullHeap<>>);
+static_assert(ResizableMappings<MmapHeap> && !ResizesInPlace<MmapHeap>);
 
 TEST(MallocHeap, AccountsUsableSizeAndPeak) {
   MallocHeap h;
@@ -80,14 +81,14 @@ TEST(MmapHeap, HugeRequestsFailCleanly) {
 
 // Shrinking unmaps the tail (the pages past the new end are gone, and so is their memory);
 // growing extends the mapping only where the pages after it are free.
-TEST(MmapHeap, ReallocInPlaceShrinksByUnmappingTheTailAndGrowsOnlyWhereThereIsRoom) {
+TEST(MmapHeap, ResizeMappingShrinksByUnmappingTheTailAndGrowsOnlyWhereThereIsRoom) {
   MmapHeap h;
   const std::size_t page = detail::page_size();
   auto* p = static_cast<unsigned char*>(h.malloc(64 * page));
   ASSERT_NE(p, nullptr);
   std::memset(p, 0x5a, h.getSize(p));
   const std::size_t process0 = processAccount().held();
-  EXPECT_EQ(h.reallocInPlace(p, 3 * page), p);
+  EXPECT_EQ(h.resizeMapping(p, 3 * page), p);
   EXPECT_EQ(h.getSize(p), 4 * page - MmapHeap::HeaderSize);
   EXPECT_EQ(h.bytesHeld(), 4 * page);
   EXPECT_EQ(processAccount().held(), process0 - 61 * page);  // 65 pages were mapped
@@ -96,7 +97,7 @@ TEST(MmapHeap, ReallocInPlaceShrinksByUnmappingTheTailAndGrowsOnlyWhereThereIsRo
   errno = 0;
   EXPECT_EQ(::mincore(p - MmapHeap::HeaderSize + 4 * page, page, &resident), -1);
   EXPECT_EQ(errno, ENOMEM) << "the page past the new end is still mapped";
-  EXPECT_EQ(h.reallocInPlace(p, h.getSize(p)), p);  // same pages: nothing to do
+  EXPECT_EQ(h.resizeMapping(p, h.getSize(p)), p);  // same pages: nothing to do
   EXPECT_EQ(h.bytesHeld(), 4 * page);
 
   // Growing into pages that are mapped already fails and leaves p alone.
@@ -104,19 +105,19 @@ TEST(MmapHeap, ReallocInPlaceShrinksByUnmappingTheTailAndGrowsOnlyWhereThereIsRo
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
   ASSERT_NE(fence, MAP_FAILED);
   errno = 12345;
-  EXPECT_EQ(h.reallocInPlace(p, 4 * page), nullptr);
+  EXPECT_EQ(h.resizeMapping(p, 4 * page), nullptr);
   EXPECT_EQ(errno, 12345);
   EXPECT_EQ(h.getSize(p), 4 * page - MmapHeap::HeaderSize);
   ::munmap(fence, page);
   // With the pages after it free, it grows there.
-  ASSERT_EQ(h.reallocInPlace(p, 6 * page), p);
+  ASSERT_EQ(h.resizeMapping(p, 6 * page), p);
   EXPECT_EQ(h.getSize(p), 7 * page - MmapHeap::HeaderSize);
   EXPECT_EQ(h.bytesHeld(), 7 * page);
   for (std::size_t i = 0; i < 4 * page - MmapHeap::HeaderSize; ++i) ASSERT_EQ(p[i], 0x5a) << i;
   for (std::size_t i = 4 * page - MmapHeap::HeaderSize; i < h.getSize(p); ++i)
     ASSERT_EQ(p[i], 0) << i;
   for (std::size_t n : {SIZE_MAX, SIZE_MAX - 15, std::size_t{PTRDIFF_MAX}})
-    EXPECT_EQ(h.reallocInPlace(p, n), nullptr) << n;
+    EXPECT_EQ(h.resizeMapping(p, n), nullptr) << n;
   EXPECT_EQ(h.getSize(p), 7 * page - MmapHeap::HeaderSize);
   h.free(p);
   EXPECT_EQ(h.bytesHeld(), 0u);

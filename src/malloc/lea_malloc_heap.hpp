@@ -20,7 +20,7 @@ class LeaMallocHeap : public LeaHeap<SbrkTop> {
 
  public:
   // realloc in place, as dlmalloc does, for blocks of the coalescing heap (a mapped one is
-  // resized by its mapping: MmapHeap::reallocInPlace).
+  // resized by its mapping: MmapHeap::resizeMapping).
   // Shrinking splits the tail off and frees it (merging it with a free successor); growing
   // takes in the free block that follows when the two together are big enough, and splits
   // off what is left over. nullptr, with p untouched, when the successor is not free or too
@@ -28,7 +28,7 @@ class LeaMallocHeap : public LeaHeap<SbrkTop> {
   // Cost: a few header loads and stores, plus a bin removal when growing.
   void* reallocInPlace(void* p, std::size_t n) noexcept {
     if (n > PTRDIFF_MAX) return nullptr;
-    if (MmapHeap::isMapped(p)) return this->big().reallocInPlace(p, n);
+    if (MmapHeap::isMapped(p)) return this->big().resizeMapping(p, n);
     const std::size_t want = Medium::usableFor(n);
     const std::size_t have = Medium::getSize(p);
     if (want > have) {

@@ -60,13 +60,14 @@ class SelectMmapHeap : public Small {
     }
   }
 
-  // p resized where it is by the heap that made it, when that heap can (reallocInPlace);
-  // nullptr, p untouched, when it cannot. A mapped object stays mapped whatever its new size.
+  // p resized where it is by the heap that made it, when that heap can (Small's
+  // reallocInPlace, Big's resizeMapping); nullptr, p untouched, when it cannot. A mapped
+  // object stays mapped whatever its new size.
   void* reallocInPlace(void* p, std::size_t n) noexcept
-    requires(ResizesInPlace<Small> || ResizesInPlace<Big>)
+    requires(ResizesInPlace<Small> || ResizableMappings<Big>)
   {
     if (Big::isMapped(p)) {
-      if constexpr (ResizesInPlace<Big>) return big_.reallocInPlace(p, n);
+      if constexpr (ResizableMappings<Big>) return big_.resizeMapping(p, n);
       return nullptr;
     }
     if constexpr (ResizesInPlace<Small>) return Small::reallocInPlace(p, n);

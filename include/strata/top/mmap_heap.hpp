@@ -3,7 +3,10 @@
 // The first 16 bytes of the mapping hold the shared header word (usable size | mapped
 // flag), so the heap needs no table to find a mapping's length, and routers can recognise
 // its objects. Cost: one mmap and one munmap system call per object; an object resized in
-// place (reallocInPlace) costs one munmap of its tail or one mremap.
+// place (resizeMapping) costs one munmap of its tail or one mremap. resizeMapping is not
+// called reallocInPlace on purpose: layers inherit their parent's members, and a layer over
+// MmapHeap (KingsleyHeap<MmapHeap>) must not offer a resize that treats its own blocks as
+// mappings; SelectMmapHeap, which knows which objects are mappings, offers it.
 #pragma once
 #include <sys/mman.h>
 #include <unistd.h>
@@ -72,7 +75,7 @@ class MmapHeap : public AccountedTop {
   // growing extends the mapping only when the pages after it are free (mremap without
   // moving). nullptr, p untouched and errno unchanged, when it cannot grow in place or n is
   // beyond any mapping.
-  void* reallocInPlace(void* p, std::size_t n) noexcept {
+  void* resizeMapping(void* p, std::size_t n) noexcept {
     std::size_t len;
     if (!detail::checked_add(n, HeaderSize, len) ||
         !detail::checked_align_up(len, detail::page_size(), len) || len > PTRDIFF_MAX) {
