@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <new>
 #include <thread>
@@ -346,6 +347,35 @@ TEST(MallocShim, ShrinkingAHugelyAlignedMappedObjectKeepsItInPlace) {
   ASSERT_NE(r, nullptr);
   for (std::size_t i = 0; i < kWritten; ++i) ASSERT_EQ(r[i], static_cast<unsigned char>(i * 7));
   Kingsley::free(r);
+}
+
+// Growing a hugely aligned object past its block must move the block's pages, not copy
+// its gigabyte of never-written slack (which would make all of it resident).
+TEST(MallocShim, GrowingAHugelyAlignedMappedObjectMovesItsPages) {
+  using Kingsley = MallocShim<KingsleyComposition>;
+  constexpr std::size_t kWritten = 100000;
+  auto residentKiB = [] {
+    long pages = 0, resident = 0;
+    FILE* f = std::fopen("/proc/self/statm", "r");
+    if (f == nullptr || std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = -1;
+    if (f != nullptr) std::fclose(f);
+    return resident * (::sysconf(_SC_PAGESIZE) / 1024);
+  };
+  auto* p = static_cast<unsigned char*>(Kingsley::memalign(std::size_t{1} << 30, kWritten));
+  ASSERT_NE(p, nullptr);
+  for (std::size_t i = 0; i < kWritten; ++i) p[i] = static_cast<unsigned char>(i * 13);
+  const std::size_t have = Kingsley::malloc_usable_size(p);
+  // Something just past the block, so that it cannot grow where it is.
+  void* fence = ::mmap(p + detail::align_up(have, std::size_t{4096}), 4096, PROT_NONE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+  const long before = residentKiB();
+  auto* q = static_cast<unsigned char*>(Kingsley::realloc(p, have + (std::size_t{8} << 20)));
+  ASSERT_NE(q, nullptr);
+  EXPECT_LT(residentKiB() - before, 64 * 1024) << "the slack was copied";
+  EXPECT_GE(Kingsley::malloc_usable_size(q), have + (std::size_t{8} << 20));
+  for (std::size_t i = 0; i < kWritten; ++i) ASSERT_EQ(q[i], static_cast<unsigned char>(i * 13));
+  Kingsley::free(q);
+  if (fence != MAP_FAILED) ::munmap(fence, 4096);
 }
 
 TEST(LeaMallocHeap, ReallocGrowsAndShrinksInPlace) {

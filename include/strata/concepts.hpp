@@ -65,10 +65,12 @@ concept ResizesInPlace = SizedHeap<H> && requires(H& h, void* p, std::size_t n) 
   { h.reallocInPlace(p, n) } -> std::same_as<void*>;
 };
 
-// A heap of mappings that can resize one where it is (MmapHeap::resizeMapping).
+// A heap of mappings that can resize one where it is, or move its pages to grow it
+// (MmapHeap::resizeMapping, moveMapping).
 template <class H>
 concept ResizableMappings = requires(H& h, void* p, std::size_t n) {
   { h.resizeMapping(p, n) } -> std::same_as<void*>;
+  { h.moveMapping(p, n) } -> std::same_as<void*>;
 };
 
 // A sized heap that can recognise its own objects from their header (MmapHeap), so that

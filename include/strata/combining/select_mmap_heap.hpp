@@ -74,6 +74,18 @@ class SelectMmapHeap : public Small {
     return nullptr;
   }
 
+  // A mapped object grown to n bytes by moving its pages (Big's moveMapping), not copying
+  // them; nullptr, p untouched, for Small's objects (unless Small can: its reallocMoving)
+  // or when the system refuses.
+  void* reallocMoving(void* p, std::size_t n) noexcept
+    requires(ResizableMappings<Big>)
+  {
+    if (Big::isMapped(p)) return big_.moveMapping(p, n);
+    if constexpr (requires(Small& s) { { s.reallocMoving(p, n) } -> std::same_as<void*>; })
+      return Small::reallocMoving(p, n);
+    return nullptr;
+  }
+
   // The usable size, asked of the heap that made p.
   std::size_t getSize(void* p) noexcept {
     if (p == nullptr) return 0;

@@ -177,8 +177,10 @@ class MallocShim {
     }
     if (n <= have && have - n <= have / 2 + 4096) return p;
     if constexpr (requires(H& h) { { h.reallocMoving(p, n) } -> std::same_as<void*>; }) {
-      if (block == p)
-        if (void* q = heap().reallocMoving(p, n)) return q;
+      // Moved whole with its block, an aligned object keeps its offset (and its mark);
+      // its alignment beyond 16 need not survive a realloc.
+      const auto offset = static_cast<std::size_t>(detail::bytes(p) - detail::bytes(block));
+      if (void* q = heap().reallocMoving(block, offset + n)) return detail::bytes(q) + offset;
     }
     void* q = malloc(n);
     if (q == nullptr) return nullptr;  // errno set, p intact

@@ -3,10 +3,10 @@
 // The first 16 bytes of the mapping hold the shared header word (usable size | mapped
 // flag), so the heap needs no table to find a mapping's length, and routers can recognise
 // its objects. Cost: one mmap and one munmap system call per object; an object resized in
-// place (resizeMapping) costs one munmap of its tail or one mremap. resizeMapping is not
-// called reallocInPlace on purpose: layers inherit their parent's members, and a layer over
+// place (resizeMapping) costs one munmap of its tail or one mremap, one moved to grow
+// (moveMapping) one mremap. They are not called reallocInPlace and reallocMoving on purpose: layers inherit their parent's members, and a layer over
 // MmapHeap (KingsleyHeap<MmapHeap>) must not offer a resize that treats its own blocks as
-// mappings; SelectMmapHeap, which knows which objects are mappings, offers it.
+// mappings; SelectMmapHeap, which knows which objects are mappings, offers them.
 #pragma once
 #include <sys/mman.h>
 #include <unistd.h>
@@ -61,6 +61,29 @@ class MmapHeap : public AccountedTop {
     void* p = detail::bytes(base) + HeaderSize;
     detail::header_word(p) = (len - HeaderSize) | detail::kFlagMmapped;
     return p;
+  }
+
+  // p grown (or shrunk) to n bytes by moving its pages rather than copying them (mremap,
+  // as glibc's realloc does a mapped chunk): pages the program never touched cost nothing
+  // to move. The object's new address, or nullptr with p untouched and errno unchanged.
+  void* moveMapping(void* p, std::size_t n) noexcept {
+    std::size_t len;
+    if (!detail::checked_add(n, HeaderSize, len) ||
+        !detail::checked_align_up(len, detail::page_size(), len) || len > PTRDIFF_MAX) {
+      return nullptr;
+    }
+    const std::size_t old = getSize(p) + HeaderSize;
+    const int saved = errno;
+    void* base = ::mremap(detail::bytes(p) - HeaderSize, old, len, MREMAP_MAYMOVE);
+    if (base == MAP_FAILED) {
+      errno = saved;
+      return nullptr;
+    }
+    if (len > old) charge(len - old);
+    if (len < old) refund(old - len);
+    void* q = detail::bytes(base) + HeaderSize;
+    detail::header_word(q) = (len - HeaderSize) | detail::kFlagMmapped;
+    return q;
   }
 
   void free(void* p) noexcept {

@@ -3,7 +3,8 @@
 //  - pthread_atfork hooks (prepareFork takes the lock, so no other thread is inside the heap
 //    when fork() copies it; the parent and the child release it afterwards);
 //  - the usable bytes of live objects, counted under the lock, and stats() for mallinfo2;
-//  - trim, memalign and reallocInPlace, forwarded under the lock when Super has them.
+//  - trim, memalign, reallocInPlace and reallocMoving, forwarded under the lock when Super
+//    has them.
 // The lock never allocates and never calls into libpthread, so the heap is usable before
 // threads or TLS exist. Cost per call: an uncontended lock (one atomic exchange), a header
 // load for the count, and the unlock (one release store). Every thread waits on the one
@@ -70,6 +71,17 @@ class ForkSafeHeap : public Super {
     if (Super::reallocInPlace(p, n) == nullptr) return nullptr;
     inUse_ = inUse_ - before + Super::getSize(p);
     return p;
+  }
+
+  // Super's page-moving resize, when it has one, under the lock; the count follows the size.
+  void* reallocMoving(void* p, std::size_t n) noexcept
+    requires requires(Super& s) { { s.reallocMoving(p, n) } -> std::same_as<void*>; }
+  {
+    std::lock_guard<SpinLock> guard(lock_);
+    const std::size_t before = Super::getSize(p);
+    void* q = Super::reallocMoving(p, n);
+    if (q != nullptr) inUse_ = inUse_ - before + Super::getSize(q);
+    return q;
   }
 
   // Super's trim, when it has one, under the lock.
