@@ -47,7 +47,7 @@ for t in "${targets[@]}"; do
   # The RSS limit catches an input that makes memory resident it should not. malloc_shim's
   # three heaps live for the whole run and keep what they were given (Kingsley's library
   # never gives memory back, by design): its baseline grows to about 2 GiB over hundreds of
-  # thousands of inputs, so its limit sits that much higher.
+  # thousands of inputs, so its limit is 1 GiB higher.
   rss=2048
   [[ $t == malloc_shim ]] && rss=3072
   echo "fuzz.sh: $t for ${seconds}s"
