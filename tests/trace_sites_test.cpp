@@ -10,19 +10,13 @@
 
 #include "strata/trace/reader.hpp"
 #include "strata/trace/writer.hpp"
+#include "replay/trace_builder.hpp"
 
 namespace {
 
 using namespace strata::trace;
-using Bytes = std::vector<unsigned char>;
-
-struct VectorSink {
-  Bytes* out;
-  bool operator()(const unsigned char* d, std::size_t n) {
-    out->insert(out->end(), d, d + n);
-    return true;
-  }
-};
+using strata::test::Bytes;
+using strata::test::VectorSink;
 
 // A writer of a trace with sites into a vector, with buffers of the given sizes.
 struct SitesTrace {

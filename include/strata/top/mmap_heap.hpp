@@ -47,8 +47,7 @@ class MmapHeap : public AccountedTop {
 
   void* malloc(std::size_t n) noexcept {
     std::size_t len;
-    if (!detail::checked_add(n, HeaderSize, len) ||
-        !detail::checked_align_up(len, detail::page_size(), len)) {
+    if (!mappingLength(n, len)) {
       errno = ENOMEM;
       return nullptr;
     }
@@ -68,10 +67,7 @@ class MmapHeap : public AccountedTop {
   // to move. The object's new address, or nullptr with p untouched and errno unchanged.
   void* moveMapping(void* p, std::size_t n) noexcept {
     std::size_t len;
-    if (!detail::checked_add(n, HeaderSize, len) ||
-        !detail::checked_align_up(len, detail::page_size(), len) || len > PTRDIFF_MAX) {
-      return nullptr;
-    }
+    if (!mappingLength(n, len)) return nullptr;
     const std::size_t old = getSize(p) + HeaderSize;
     const int saved = errno;
     void* base = ::mremap(detail::bytes(p) - HeaderSize, old, len, MREMAP_MAYMOVE);
@@ -100,10 +96,7 @@ class MmapHeap : public AccountedTop {
   // beyond any mapping.
   void* resizeMapping(void* p, std::size_t n) noexcept {
     std::size_t len;
-    if (!detail::checked_add(n, HeaderSize, len) ||
-        !detail::checked_align_up(len, detail::page_size(), len) || len > PTRDIFF_MAX) {
-      return nullptr;
-    }
+    if (!mappingLength(n, len)) return nullptr;
     const std::size_t old = getSize(p) + HeaderSize;
     std::byte* base = detail::bytes(p) - HeaderSize;
     if (len < old) {
@@ -123,6 +116,13 @@ class MmapHeap : public AccountedTop {
 
   static std::size_t getSize(void* p) noexcept {
     return p ? detail::header_word(p) & ~detail::kFlagMask : 0;
+  }
+
+  // The length of the mapping for n usable bytes (header included, whole pages); false
+  // when it would be beyond any mapping.
+  static bool mappingLength(std::size_t n, std::size_t& len) noexcept {
+    return detail::checked_add(n, HeaderSize, len) &&
+           detail::checked_align_up(len, detail::page_size(), len) && len <= PTRDIFF_MAX;
   }
 
   // True when p carries MmapHeap's header; valid for objects of heaps that share the
