@@ -27,8 +27,8 @@ namespace strata::cli {
 namespace {
 
 constexpr std::string_view kHelp =
-    "usage: strata record [-o FILE] [--clock tsc|fine|coarse] [--touch-min SIZE|off] -- COMMAND\n"
-    "                     [ARGS...]\n"
+    "usage: strata record [-o FILE] [--clock tsc|fine|coarse] [--touch-min SIZE|off]\n"
+    "                     [--touch-all] -- COMMAND [ARGS...]\n"
     "\n"
     "Runs COMMAND with Strata's recorder preloaded and writes every malloc, calloc, realloc,\n"
     "free, aligned allocation and operator new/delete it makes (and its reap/region calls when\n"
@@ -46,7 +46,10 @@ constexpr std::string_view kHelp =
     "                           replay writes only that; off: replays write every byte. Each\n"
     "                           such object's pages are given back to the kernel when it is\n"
     "                           made and faulted in again as the program touches them, the\n"
-    "                           main cost of recording programs with many large objects\n"
+    "                           main cost of recording programs with many large objects.\n"
+    "                           Objects of a size the program keeps writing whole are\n"
+    "                           measured one in 16 (the others count as touched whole)\n"
+    "  --touch-all              measure every such object\n"
     "\n"
     "Every other process COMMAND starts (fork, or programs it runs) writes FILE.<pid>. A\n"
     "program that crashes, is killed or calls _exit leaves a valid trace of everything up to\n"
@@ -159,9 +162,10 @@ bool summarise(const TraceFile& t) {
 // the pipe and exits 127.
 [[noreturn]] void execRecorded(char* const* command, const std::string& preload,
                                const std::string& file, const std::string& clock,
-                               const std::string& touchMin, int errPipe) {
+                               const std::string& touchMin, bool touchAll, int errPipe) {
   if (!clock.empty()) ::setenv("STRATA_TRACE_CLOCK", clock.c_str(), 1);
   if (!touchMin.empty()) ::setenv("STRATA_TRACE_TOUCH_MIN", touchMin.c_str(), 1);
+  if (touchAll) ::setenv("STRATA_TRACE_TOUCH_ALL", "1", 1);
   ::setenv("LD_PRELOAD", preload.c_str(), 1);
   ::setenv("STRATA_TRACE_FILE", file.c_str(), 1);
   ::setenv("STRATA_TRACE_PID", std::to_string(::getpid()).c_str(), 1);
@@ -175,10 +179,12 @@ bool summarise(const TraceFile& t) {
 // Parses the arguments, runs the command under the recorder and reports; see kHelp.
 int runRecord(std::span<char* const> args) {
   std::string output, clock, touchMin;
+  bool touchAll = false;
   static constexpr support::OptionSpec kOptions[] = {
       {"--output", true, "-o", "a FILE"},
       {"--clock", true, {}, "tsc, fine or coarse"},
-      {"--touch-min", true, {}, "a SIZE or off"}};
+      {"--touch-min", true, {}, "a SIZE or off"},
+      {"--touch-all", false, {}, {}}};
   support::ParsedArgs parsed;
   if (std::string err = support::parseArgs(args, kOptions, parsed); !err.empty())
     return usageError(err);
@@ -188,6 +194,8 @@ int runRecord(std::span<char* const> args) {
     if (o.name == "--output") {
       output = o.value;
       if (output.empty()) return usageError("the output FILE is empty");
+    } else if (o.name == "--touch-all") {
+      touchAll = true;
     } else if (o.name == "--touch-min") {
       if (o.value == "off") {
         touchMin = "off";
@@ -260,7 +268,7 @@ int runRecord(std::span<char* const> args) {
   }
   if (child == 0) {
     ::close(errPipe[0]);
-    execRecorded(command, preload, file, clock, touchMin, errPipe[1]);
+    execRecorded(command, preload, file, clock, touchMin, touchAll, errPipe[1]);
   }
   ::close(errPipe[1]);
   // Ctrl-C and Ctrl-\ reach the whole foreground group: the program decides what they do,

@@ -12,6 +12,7 @@
 #include "large.hpp"
 #include "thread_ring.hpp"
 #include "touch.hpp"
+#include "touch_sampling.hpp"
 
 namespace strata::record {
 
@@ -45,7 +46,7 @@ template <Op op>
 [[gnu::always_inline]] inline void recordCreate(uint8_t flags, uint64_t size, void* p,
                                                 unsigned align) {
   if (size >= gLarge.threshold && p != nullptr) [[unlikely]] {
-    if (releasePages(p, 0, size, gLarge.pageSize)) flags |= kRawMark;
+    if (measureTouch(size) && releasePages(p, 0, size, gLarge.pageSize)) flags |= kRawMark;
   }
   if (align != 0 || op == Op::Memalign) flags |= strata::trace::kFlagAligned;
   if (p == nullptr) flags |= strata::trace::kFlagFailed;
@@ -83,7 +84,9 @@ template <Op op>
     Entry e;
     if (gCore.map.find(addr, &e)) size = preparedSize(addr, e);
   }
-  recordRelease<op>(p, size == 0 ? kNoTouch : touchedBytes(p, size, gLarge.pageSize));
+  const uint64_t touched = size == 0 ? kNoTouch : touchedBytes(p, size, gLarge.pageSize);
+  if (touched != kNoTouch) noteTouched(size, touched);
+  recordRelease<op>(p, touched);
 }
 
 // Logs free/delete of p: the plain path, or the large one.

@@ -3,6 +3,7 @@
 #include "events.hpp"
 
 #include "touch.hpp"
+#include "touch_sampling.hpp"
 
 namespace strata::record {
 
@@ -101,6 +102,7 @@ void* recordResize(Op op, void* old, uint64_t size, void* (*call)(void*, size_t)
       oldPrepared = preparedSize(oldAddr, e);
       gLarge.table.erase(oldAddr);
       if (oldPrepared != 0) touched = touchedBytes(old, oldPrepared, gLarge.pageSize);
+      if (touched != kNoTouch) noteTouched(oldPrepared, touched);
     }
   }
   void* q = call(old, static_cast<size_t>(size));
@@ -109,7 +111,7 @@ void* recordResize(Op op, void* old, uint64_t size, void* (*call)(void*, size_t)
   const auto newAddr = reinterpret_cast<uintptr_t>(q);
   bool newPrepared = false;
   if (known && q != nullptr && size >= gLarge.threshold) [[unlikely]] {
-    newPrepared = (e.size < gLarge.threshold || oldPrepared != 0) &&
+    newPrepared = (e.size < gLarge.threshold || oldPrepared != 0) && measureTouch(size) &&
                   releasePages(q, e.size, size, gLarge.pageSize);
   }
   drainRings();

@@ -9,10 +9,13 @@
 #include <algorithm>
 
 #include "core.hpp"
+#include "touch_sampling.hpp"
 
 namespace strata::record {
 
 constinit LargeObjects gLarge;
+TouchSampling gTouchSampling;
+constinit thread_local __attribute__((tls_model("initial-exec"))) uint32_t tTouchTick = 0;
 
 uint64_t largeThreshold(const char* setting) noexcept {
   const uint64_t least = 2 * uint64_t{gLarge.pageSize};

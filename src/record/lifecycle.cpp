@@ -17,6 +17,7 @@
 #include "events.hpp"
 #include "large.hpp"
 #include "mapped_memory.hpp"
+#include "touch_sampling.hpp"
 #include "threads.hpp"
 
 namespace strata::record {
@@ -211,6 +212,8 @@ __attribute__((constructor(101))) void startRecorder() {
       !openTrace())
     return;
   gLarge.threshold = largeThreshold(::getenv("STRATA_TRACE_TOUCH_MIN"));
+  const char* all = ::getenv("STRATA_TRACE_TOUCH_ALL");
+  gTouchSampling.all = all != nullptr && all[0] != '\0' && ::strcmp(all, "0") != 0;
   strata::record::initThreadHooks({threadStarted, threadEnded});
   startWriter();
   installSignalHandlers();

@@ -731,6 +731,50 @@ TEST(RecordTouch, TouchMinOptionMovesOrTurnsOffTheMeasurement) {
   EXPECT_NE(bad.err.find("--touch-min takes a size"), std::string::npos) << bad.err;
 }
 
+// Objects of a size the program writes whole are measured one in 16 once 32 in a row were
+// touched whole; the first sampled one that is not puts every object back to being measured.
+// --touch-all measures them all.
+TEST(RecordTouch, SizesWrittenWholeAreSampledUntilOneIsNot) {
+  for (const bool all : {false, true}) {
+    SCOPED_TRACE(all ? "--touch-all" : "default");
+    TempDir dir;
+    const Result r = record(dir, std::string(all ? "--touch-all " : "") + "-o ts.trace -- " +
+                                     quote(RECORD_TOUCH) + " sampling");
+    ASSERT_EQ(r.status, 0) << r.err;
+    const TraceFile t = readTraceFile(dir / "ts.trace");
+    std::vector<std::uint64_t> objects;  // the 400 objects, in order
+    for (const Event& e : t.events)
+      if (e.op == Op::Malloc && e.size == 64 * kKiB) objects.push_back(e.object);
+    ASSERT_EQ(objects.size(), 400u);
+    std::vector<long> touched(400, -1);  // per object: its touched bytes, or -1 for no Touch
+    for (std::size_t i = 0; i < objects.size(); ++i) {
+      const long k = findTouch(t.events, objects[i]);
+      if (k >= 0) touched[i] = static_cast<long>(t.events[static_cast<std::size_t>(k)].size);
+    }
+    auto measured = [&](std::size_t from, std::size_t to) {
+      std::size_t n = 0;
+      for (std::size_t i = from; i < to; ++i) n += touched[i] >= 0;
+      return n;
+    };
+    for (std::size_t i = 0; i < 200; ++i) {
+      if (touched[i] < 0) continue;
+      EXPECT_EQ(touched[i], static_cast<long>(64 * kKiB)) << i;
+    }
+    for (std::size_t i = 200; i < 400; ++i) {
+      if (touched[i] < 0) continue;
+      EXPECT_LE(touched[i], static_cast<long>(3 * kPage)) << i;
+    }
+    if (all) {
+      EXPECT_EQ(measured(0, 400), 400u);
+      continue;
+    }
+    EXPECT_EQ(measured(0, 32), 32u);
+    EXPECT_EQ(measured(32, 200), 168u / 16);  // one in 16 of the rest
+    EXPECT_LT(measured(200, 216), 16u);       // until a sampled one shows a sparse object
+    EXPECT_EQ(measured(216, 400), 184u);      // then every one
+  }
+}
+
 // A large object still live at exit gets its Touch at the end of the trace.
 TEST(RecordTouch, LiveObjectIsTouchedAtExit) {
   TempDir dir;

@@ -8,6 +8,8 @@
 //   fork     malloc(4 MiB), its first 16 KiB written, fork; the child writes the next 16 KiB and
 //            exits 0 (the object live); the parent waits, then exits 0 (the object live);
 //            prints the child's pid
+//   sampling 200 objects of 64 KiB written whole, then 200 of 64 KiB of which only the first
+//            page is written, each freed before the next is made
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +59,16 @@ int main(int argc, char** argv) {
     if (p == nullptr) return 10;
     memset(p, 3, 40 * kKiB);
     escape(p);
+    return 0;
+  }
+  if (strcmp(mode, "sampling") == 0) {
+    for (int i = 0; i < 400; ++i) {
+      char* p = static_cast<char*>(malloc(64 * kKiB));
+      if (p == nullptr) return 10;
+      memset(p, i, i < 200 ? 64 * kKiB : 4096);
+      escape(p);
+      free(p);
+    }
     return 0;
   }
   if (strcmp(mode, "fork") == 0) {
