@@ -10,6 +10,7 @@
 
 #include "events.hpp"
 #include "large.hpp"
+#include "merger.hpp"
 #include "thread_ring.hpp"
 #include "touch.hpp"
 #include "touch_sampling.hpp"
@@ -24,19 +25,27 @@ namespace strata::record {
                                              unsigned align) {
   gCore.map.prefetch(reinterpret_cast<uintptr_t>(p));
   const uint64_t t = nowNs();
-  Locked lock;
-  if (!on()) return;
-  drainRings();
-  createLocked(threadIndex(), op, flags, t, size, reinterpret_cast<uintptr_t>(p), align);
+  {
+    Locked lock;
+    if (!on()) return;
+    drainRings();
+    createLocked(threadIndex(), op, flags, t, size, reinterpret_cast<uintptr_t>(p), align);
+    if (!mergerDue()) [[likely]] return;
+  }
+  startMerger();
 }
 inline void logRelease(Op op, void* p, uint64_t touched) {
   gCore.map.prefetch(reinterpret_cast<uintptr_t>(p));
   const uint64_t t = nowNs();
   gCore.map.touch(reinterpret_cast<uintptr_t>(p));
-  Locked lock;
-  if (!on()) return;
-  drainRings();
-  releaseLocked(threadIndex(), op, t, reinterpret_cast<uintptr_t>(p), touched);
+  {
+    Locked lock;
+    if (!on()) return;
+    drainRings();
+    releaseLocked(threadIndex(), op, t, reinterpret_cast<uintptr_t>(p), touched);
+    if (!mergerDue()) [[likely]] return;
+  }
+  startMerger();
 }
 
 // Logs a creating call (malloc, calloc, memalign, new, realloc(NULL, n)) that returned p.
@@ -46,7 +55,8 @@ template <Op op>
 [[gnu::always_inline]] inline void recordCreate(uint8_t flags, uint64_t size, void* p,
                                                 unsigned align) {
   if (size >= gLarge.threshold && p != nullptr) [[unlikely]] {
-    if (measureTouch(size) && releasePages(p, 0, size, gLarge.pageSize)) flags |= kRawMark;
+    const bool prepared = measureTouch(size) && releasePages(p, 0, size, gLarge.pageSize);
+    if (noteLarge(reinterpret_cast<uintptr_t>(p), size, prepared)) flags |= kRawMark;
   }
   if (align != 0 || op == Op::Memalign) flags |= strata::trace::kFlagAligned;
   if (p == nullptr) flags |= strata::trace::kFlagFailed;
@@ -68,22 +78,14 @@ inline void recordRelease(void* p, uint64_t touched) {
   logRelease(op, p, touched);
 }
 
-// The release of a block that may hold a large object: looks it up under the lock (after
-// merging the rings, which may hold its creation), measures what the program touched outside
-// the lock (mincore walks the object's page table; a big object would hold up every other
-// thread), then logs the release with it. Nobody else can free or change the object
-// meanwhile: it is the caller's to free.
+// The release of a block that may hold a large object: takes it out of the table of prepared
+// objects (lock-free; its creator put it there before the program saw it), measures what the
+// program touched (mincore walks the object's page table, outside the lock: a big object
+// would hold up every other thread), then logs the release with it. Nobody else can free or
+// change the object meanwhile: it is the caller's to free.
 template <Op op>
 [[gnu::noinline]] void recordLargeRelease(void* p) {
-  const auto addr = reinterpret_cast<uintptr_t>(p);
-  uint64_t size = 0;
-  {
-    Locked lock;
-    if (!on()) return;
-    drainRings();
-    Entry e;
-    if (gCore.map.find(addr, &e)) size = preparedSize(addr, e);
-  }
+  const uint64_t size = gLarge.prepared.remove(reinterpret_cast<uintptr_t>(p));
   const uint64_t touched = size == 0 ? kNoTouch : touchedBytes(p, size, gLarge.pageSize);
   if (touched != kNoTouch) noteTouched(size, touched);
   recordRelease<op>(p, touched);

@@ -17,6 +17,7 @@
 // time against the whole time since the start, so its rate error shrinks as the program runs
 // and its offset from CLOCK_MONOTONIC stays within a few microseconds; it never steps back.
 #pragma once
+#include <sys/single_threaded.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -125,10 +126,13 @@ inline uint64_t nowNs() {
 // completed (LFENCE), so after the real malloc's loads (which may have found another
 // thread's freed block). A release's needs no fence: it is stored into the ring before the
 // real free's own stores, x86 makes stores visible in program order, and so any thread that
-// gets the block reads its clock after this stamp was taken.
+// gets the block reads its clock after this stamp was taken. A single-threaded process needs
+// no fence (no other thread can get the block, and glibc clears __libc_single_threaded before
+// a second thread starts): the fence would make every create wait for the real malloc's
+// cache misses to be over instead of overlapping them with what follows.
 inline uint64_t stampTsc(bool create) {
 #if defined(__x86_64__)
-  if (create) _mm_lfence();
+  if (create && !__libc_single_threaded) _mm_lfence();
   return __rdtsc();
 #else
   (void)create;

@@ -52,11 +52,12 @@ void park(uint32_t thread, Op op, uintptr_t p, uint64_t touched) noexcept {
   gParked.items[gParked.count++] = ParkedRelease{p, touched, thread, op, 0};
 }
 
-void drainRingsSlow(bool everything) noexcept {
+uint64_t drainRingsSlow(bool everything, uint64_t limit) noexcept {
   const uint64_t bound = everything ? ~uint64_t{0} : mergeBound();
   ApplyToTrace apply;
-  gRings.set.merge(bound, apply);
+  const uint64_t handed = gRings.set.merge(bound, apply, limit);
   if (gParked.count != 0) ageParked();
+  return handed;
 }
 
 void drainOwnRing(Ring* r) noexcept {
@@ -99,8 +100,8 @@ void* recordResize(Op op, void* old, uint64_t size, void* (*call)(void*, size_t)
     drainRings();
     known = gCore.map.take(oldAddr, &e);
     if (known && e.size >= gLarge.threshold) [[unlikely]] {
-      oldPrepared = preparedSize(oldAddr, e);
-      gLarge.table.erase(oldAddr);
+      const uint64_t s = gLarge.prepared.remove(oldAddr);
+      oldPrepared = s == e.size && e.meta == 0 ? s : 0;
       if (oldPrepared != 0) touched = touchedBytes(old, oldPrepared, gLarge.pageSize);
       if (touched != kNoTouch) noteTouched(oldPrepared, touched);
     }
@@ -116,6 +117,8 @@ void* recordResize(Op op, void* old, uint64_t size, void* (*call)(void*, size_t)
   }
   drainRings();
   if (!known) {  // the old block is unknown: the result is simply a new object
+    if (q != nullptr && size >= gLarge.threshold) [[unlikely]]
+      gLarge.prepared.remove(newAddr);
     if (q != nullptr) createLocked(threadIndex(), Op::Malloc, 0, t, size, newAddr, 0);
     return q;
   }
@@ -124,7 +127,7 @@ void* recordResize(Op op, void* old, uint64_t size, void* (*call)(void*, size_t)
     if (size != 0) {  // the old block is untouched (realloc(p, 0) freed it)
       append(op, kFlagFailed, t, size, kNoObject, oldId, 0);
       gCore.map.insert(e);
-      if (oldPrepared != 0) gLarge.table.insert(LargeSlot{oldAddr, oldPrepared});
+      if (oldPrepared != 0) gLarge.prepared.add(oldAddr, oldPrepared);
       return q;
     }
     if (touched != kNoTouch) append(Op::Touch, 0, t, touched, oldId, kNoObject, 0);
@@ -133,11 +136,10 @@ void* recordResize(Op op, void* old, uint64_t size, void* (*call)(void*, size_t)
   }
   if (touched != kNoTouch) append(Op::Touch, 0, t, touched, oldId, kNoObject, 0);
   const uint64_t id = append(op, 0, t, size, kNoObject, oldId, 0);
-  if (id < Writer::kRejected) {
+  if (size >= gLarge.threshold) [[unlikely]]
+    noteLarge(newAddr, size, newPrepared && id < Writer::kRejected);
+  if (id < Writer::kRejected)
     gCore.map.insert(Entry{newAddr, id, size, makeMeta(kNoObject, false, 0)});
-    if (size >= gLarge.threshold) [[unlikely]]
-      noteLarge(newAddr, size, newPrepared);
-  }
   return q;
 }
 

@@ -57,13 +57,10 @@ struct Parked {
 // recorder's per-event work.
 [[gnu::always_inline]] inline void createLocked(uint32_t thread, Op op, uint8_t flags, uint64_t t,
                                                 uint64_t size, uintptr_t p, unsigned align) {
-  const bool prepared = (flags & kRawMark) != 0;
   flags &= static_cast<uint8_t>(~kRawMark);
   const uint64_t id = appendAs(thread, op, flags, t, size, kNoObject, kNoObject, align);
   if (p != 0 && id < Writer::kRejected) {
     gCore.map.insert(Entry{p, id, size, makeMeta(kNoObject, false, align)});
-    if (size >= gLarge.threshold) [[unlikely]]
-      noteLarge(p, size, prepared);
     if (gParked.count != 0) [[unlikely]]
       takeParked(thread, p, t);
   }
@@ -84,17 +81,18 @@ inline void releaseLocked(uint32_t thread, Op op, uint64_t t, uintptr_t p, uint6
     park(thread, op, p, touched);
     return;
   }
-  if (e.size >= gLarge.threshold) [[unlikely]] {
-    gLarge.table.erase(p);
-    if (touched != kNoTouch) appendAs(thread, Op::Touch, 0, t, touched, e.id, kNoObject, 0);
-  }
+  if (touched != kNoTouch) [[unlikely]]
+    appendAs(thread, Op::Touch, 0, t, touched < e.size ? touched : e.size, e.id, kNoObject, 0);
   appendAs(thread, op, 0, t, 0, e.id, kNoObject, 0);
 }
 
 // Writes every ring's published events stamped before now (everything: whatever their stamp)
 // into the map and the trace, in time-stamp order, under the lock with the state kOn. Events
 // published later, or stamped after the merge began, stay for the next merge.
-[[gnu::noinline]] void drainRingsSlow(bool everything = false) noexcept;
+// At most `limit` ring events are applied (the merger's batches); the rest stay for the next
+// merge. Returns how many were.
+[[gnu::noinline]] uint64_t drainRingsSlow(bool everything = false,
+                                          uint64_t limit = ~uint64_t{0}) noexcept;
 
 // drainRingsSlow when any ring exists (under the lock, state kOn): every path that writes an
 // event directly calls it first, so that the events threads logged before are written first.

@@ -10,6 +10,7 @@
 #include "events.hpp"
 #include "lifecycle.hpp"
 #include "mapped_memory.hpp"
+#include "merger.hpp"
 
 namespace strata::record {
 
@@ -106,6 +107,7 @@ void afterForkChild() noexcept {
   // reuse (the parent writes their events). The forking thread keeps its ring, emptied too.
   resetRingsAfterFork();
   forgetParked();  // releases the parent merged are the parent's trace's business
+  resetMergerAfterFork();  // the parent's merger is not the child's
   if (gCore.state.load(std::memory_order_acquire) != kOn) return;
   Guard g;
   ::close(gTraceFile.fd);

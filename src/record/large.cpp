@@ -34,32 +34,20 @@ uint64_t largeThreshold(const char* setting) noexcept {
   return std::max<uint64_t>(v, least);
 }
 
-void noteLarge(uintptr_t p, uint64_t size, bool prepared) noexcept {
-  if (prepared) {
-    gLarge.table.insert(LargeSlot{p, size});
-  } else {
-    gLarge.table.erase(p);
-  }
-}
-
-uint64_t preparedSize(uintptr_t p, const Entry& e) noexcept {
-  const LargeSlot* l = gLarge.table.find(p);
-  if (l == nullptr || l->size != e.size || metaIsReap(e.meta) || metaReap(e.meta) != kNoObject)
-    return 0;
-  return l->size;
+bool noteLarge(uintptr_t p, uint64_t size, bool prepared) noexcept {
+  if (prepared && gLarge.prepared.add(p, size)) return true;
+  gLarge.prepared.remove(p);
+  return false;
 }
 
 void touchLiveLarge() noexcept {
   const uint64_t t = nowNs();
-  const LargeSlot* s = gLarge.table.slots();
-  for (size_t i = 0; i < gLarge.table.capacity(); ++i) {
-    if (s[i].addr == 0) continue;
+  gLarge.prepared.forEach([t](uintptr_t addr, uint64_t size) {
     Entry e;
-    if (!gCore.map.find(s[i].addr, &e) || preparedSize(s[i].addr, e) == 0) continue;
-    const uint64_t touched =
-        touchedBytes(reinterpret_cast<const void*>(s[i].addr), s[i].size, gLarge.pageSize);
+    if (!gCore.map.find(addr, &e) || e.size != size || e.meta != 0) return;
+    const uint64_t touched = touchedBytes(reinterpret_cast<const void*>(addr), size, gLarge.pageSize);
     if (touched != kNoTouch) append(Op::Touch, 0, t, touched, e.id, kNoObject, 0);
-  }
+  });
 }
 
 }  // namespace strata::record

@@ -5,29 +5,25 @@
 // costing two system calls per object and a page fault per touched page. Every object made
 // by malloc, calloc, realloc, the memalign family or operator new of that size has its whole
 // interior pages given back to the kernel at creation ("prepared"), and only those go into
-// the table, with their requested size: the Touch event needs it before the free, and the
-// exit path lists the live ones. Reap objects are never prepared.
+// the table, with their requested size (by the creating thread, before the program sees the
+// object): the thread that frees one measures it before the free, and the exit path lists the
+// live ones. Reap objects are never prepared.
 #pragma once
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hash_table.hpp"
 #include "object_map.hpp"
+#include "prepared_table.hpp"
 #include "touch.hpp"
 
 namespace strata::record {
 
-struct LargeSlot {
-  uintptr_t addr;
-  uint64_t size;
-};
-
 // threshold is ~0 until the recorder starts; it and pageSize are read-only afterwards. The
-// table is under the recorder's lock.
+// table of prepared objects is lock-free (prepared_table.hpp).
 struct LargeObjects {
   uint64_t threshold = ~uint64_t{0};
   size_t pageSize = 4096;
-  HashTable<LargeSlot> table;
+  PreparedTable prepared;
 };
 [[gnu::visibility("hidden")]] extern LargeObjects gLarge;
 
@@ -42,14 +38,10 @@ inline constexpr uint64_t kNoTouch = kTouchUnknown;
 // threshold or none.
 uint64_t largeThreshold(const char* setting) noexcept;
 
-// Notes (under the lock) that the object at p of `size` bytes, at least the threshold, was
-// just created: in the table when it was prepared, else out of it (an entry left at that
-// address by an object whose free the recorder did not see must not stand for this one).
-[[gnu::noinline]] void noteLarge(uintptr_t p, uint64_t size, bool prepared) noexcept;
-
-// The requested size of the prepared large object at p, whose map entry is e, or 0 when it
-// is not one (under the lock).
-uint64_t preparedSize(uintptr_t p, const Entry& e) noexcept;
+// Notes that the object at p of `size` bytes, at least the threshold, was just created: in
+// the table when it was prepared (true when it is there), else out of it (an entry left at
+// that address by an object whose free the recorder did not see must not stand for this one).
+[[gnu::noinline]] bool noteLarge(uintptr_t p, uint64_t size, bool prepared) noexcept;
 
 // Appends a Touch event for every live prepared large object (under the lock, the rings
 // merged): the end of the trace ends them too, and a replay must know what they held.

@@ -17,6 +17,7 @@
 #include "events.hpp"
 #include "large.hpp"
 #include "mapped_memory.hpp"
+#include "merger.hpp"
 #include "touch_sampling.hpp"
 #include "threads.hpp"
 
@@ -208,12 +209,13 @@ __attribute__((constructor(101))) void startRecorder() {
   const long page = ::sysconf(_SC_PAGESIZE);
   if (page > 0 && (page & (page - 1)) == 0) gLarge.pageSize = static_cast<size_t>(page);
   gCore.buffer = static_cast<unsigned char*>(mapPages(kBufferBytes));
-  if (gCore.buffer == nullptr || !gCore.map.init(kInitialMapSlots) || !gLarge.table.init(64) ||
+  if (gCore.buffer == nullptr || !gCore.map.init(kInitialMapSlots) || !gLarge.prepared.init(size_t{1} << 16) ||
       !openTrace())
     return;
   gLarge.threshold = largeThreshold(::getenv("STRATA_TRACE_TOUCH_MIN"));
   const char* all = ::getenv("STRATA_TRACE_TOUCH_ALL");
   gTouchSampling.all = all != nullptr && all[0] != '\0' && ::strcmp(all, "0") != 0;
+  configureMerger(::getenv("STRATA_TRACE_MERGER"));
   strata::record::initThreadHooks({threadStarted, threadEnded});
   startWriter();
   installSignalHandlers();

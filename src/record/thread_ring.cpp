@@ -6,6 +6,7 @@
 #include <sched.h>
 
 #include "events.hpp"
+#include "merger.hpp"
 
 namespace strata::record {
 
@@ -60,13 +61,16 @@ bool makeRoom(Ring* r) noexcept {
   }
   const int savedErrno = errno;
   tHoldsLock = true;
+  bool startIt = false;
   if (on()) {
     drainRings();
+    startIt = mergerWanted();
   } else {
     r->dropAll();
   }
   tHoldsLock = false;
   gCore.hot.lock.unlock();
+  if (startIt) startMerger();
   errno = savedErrno;
   return r->backlog() < kRingEvents;
 }

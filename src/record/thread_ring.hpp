@@ -32,7 +32,7 @@ bool enableRings() noexcept;
 
 // Whether the calling thread logs plain creates and releases into its ring.
 inline bool ringsUsable() {
-  return gRings.enabled && !__libc_single_threaded && !tNoRing && tscCalibrated();
+  return gRings.enabled && !tNoRing && tscCalibrated();
 }
 
 // The calling thread's ring, registered (or recycled from an exited thread) under the lock;

@@ -50,4 +50,8 @@ if(TARGET strata_cli AND TARGET strata_record)
       RECORD_ENTRY_POINTS="$<TARGET_FILE:record_entry_points_program>")
   endif()
   gtest_discover_tests(record_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
+  # The same tests with the merger thread started at the first recorded call instead of
+  # after many (merger.hpp): the programs above are too small to start it on their own.
+  gtest_discover_tests(record_test TEST_PREFIX "merger." DISCOVERY_TIMEOUT 60
+                       PROPERTIES TIMEOUT 300 ENVIRONMENT "STRATA_TRACE_MERGER=1")
 endif()
