@@ -134,6 +134,16 @@ inline uint64_t appendAs(uint32_t thread, Op op, uint8_t flags, uint64_t t, uint
   return gCore.writer->appendUnchecked(op, flags, thread, eventTime(t) - gCore.hot.startNs,
                                        object, target, size, static_cast<uint8_t>(align));
 }
+// appendAs for the two commonest events (the writer's straight-line forms): a creating op
+// without a target, and the release of a known object.
+inline uint64_t appendCreateAs(uint32_t thread, Op op, uint8_t flags, uint64_t t, uint64_t size,
+                               unsigned align) {
+  return gCore.writer->appendCreate(op, flags, thread, eventTime(t) - gCore.hot.startNs, size,
+                                    static_cast<uint8_t>(align));
+}
+inline void appendReleaseAs(uint32_t thread, Op op, uint64_t t, uint64_t object) {
+  gCore.writer->appendRelease(op, thread, eventTime(t) - gCore.hot.startNs, object);
+}
 // appendAs for the calling thread.
 inline uint64_t append(Op op, uint8_t flags, uint64_t t, uint64_t size, uint64_t object,
                        uint64_t target, unsigned align) {

@@ -58,7 +58,7 @@ struct Parked {
 [[gnu::always_inline]] inline void createLocked(uint32_t thread, Op op, uint8_t flags, uint64_t t,
                                                 uint64_t size, uintptr_t p, unsigned align) {
   flags &= static_cast<uint8_t>(~kRawMark);
-  const uint64_t id = appendAs(thread, op, flags, t, size, kNoObject, kNoObject, align);
+  const uint64_t id = appendCreateAs(thread, op, flags, t, size, align);
   if (p != 0 && id < Writer::kRejected) {
     gCore.map.insert(Entry{p, id, size, makeMeta(kNoObject, false, align)});
     if (gParked.count != 0) [[unlikely]]
@@ -83,7 +83,7 @@ inline void releaseLocked(uint32_t thread, Op op, uint64_t t, uintptr_t p, uint6
   }
   if (touched != kNoTouch) [[unlikely]]
     appendAs(thread, Op::Touch, 0, t, touched < e.size ? touched : e.size, e.id, kNoObject, 0);
-  appendAs(thread, op, 0, t, 0, e.id, kNoObject, 0);
+  appendReleaseAs(thread, op, t, e.id);
 }
 
 // Writes every ring's published events stamped before now (everything: whatever their stamp)
