@@ -125,4 +125,12 @@ std::string ElfSymbols::functionAt(std::uint64_t vaddr) const {
   return {};
 }
 
+std::vector<std::pair<std::uint64_t, std::uint64_t>> ElfSymbols::rangesNamed(
+    const std::string& name) const {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
+  for (const Symbol& s : symbols_)
+    if (s.name == name) out.emplace_back(s.value, s.value + (s.size == 0 ? 1 : s.size));
+  return out;
+}
+
 }  // namespace strata::tracetools
