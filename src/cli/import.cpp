@@ -29,11 +29,13 @@ constexpr std::string_view kHelp =
     "and skipped (with a warning).\n"
     "\n"
     "--from heaptrack: converts FILE, the heaptrack.NAME.PID.zst (or .gz, or decompressed)\n"
-    "recording heaptrack writes, into TRACE with allocation sites (one per heaptrack trace;\n"
-    "`strata stats --sites TRACE` names their functions when the program's files are still\n"
-    "there). Every allocation is a malloc of its size and every deallocation a free, on one\n"
-    "thread, at heaptrack's 10 ms clock; heaptrack says which call site and size a free\n"
-    "releases, not which object, so it frees the oldest live one (docs/import.md).\n"
+    "recording heaptrack writes, into TRACE with allocation sites (one per heaptrack call\n"
+    "stack; `strata stats --sites TRACE` names their functions while the program's files are\n"
+    "there). heaptrack records sizes and stacks, not calls: every allocation (calloc,\n"
+    "realloc's new block, aligned ones too) is a malloc of its size and every deallocation\n"
+    "(realloc's old block too) a free, all on one thread, at heaptrack's 10 ms clock. It says\n"
+    "which size and stack a free releases, not which object: the oldest live one of those\n"
+    "is freed. docs/import.md says what is exact and what is not.\n"
     "\n"
     "  --from FORMAT            the input format: mtrace or heaptrack\n"
     "  -o TRACE, --output TRACE the trace to write (required)\n"
@@ -53,6 +55,10 @@ int importHeaptrack(const std::string& input, const std::string& output) {
     std::fprintf(stderr, "strata import: warning: %s: skipped %llu deallocation(s) with no live "
                  "allocation of their kind\n", input.c_str(),
                  static_cast<unsigned long long>(r.unknownFrees));
+  if (r.ambiguousFrees != 0)
+    std::fprintf(stderr, "strata import: note: %s: %llu free(s) had several live objects of "
+                 "their size and call stack to choose from; the oldest was freed\n",
+                 input.c_str(), static_cast<unsigned long long>(r.ambiguousFrees));
   if (r.attached)
     std::fprintf(stderr, "strata import: warning: %s: heaptrack attached to a running process: "
                  "what was allocated before is not in the trace\n", input.c_str());

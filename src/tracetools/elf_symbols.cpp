@@ -36,7 +36,9 @@ std::string demangle(const char* name) {
 }  // namespace
 
 ElfSymbols::ElfSymbols(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a path taken from a trace or a recording may name a FIFO, whose open would
+  // otherwise wait for a writer; it is then refused as not a regular file.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     error_ = std::string("cannot open: ") + std::strerror(errno);
     return;

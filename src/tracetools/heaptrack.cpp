@@ -2,12 +2,13 @@
 // allocation infos) are kept as read; '+' and '-' become events at once.
 #include "heaptrack.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <stdexcept>
 #include <map>
+#include <stdexcept>
 #include <unordered_map>
 
 #include "compressed_input.hpp"
@@ -48,13 +49,14 @@ class Importer {
     ++result_.lines;
     lineNo_ = lineNo;
     text_ = text;
+    if (text.size() >= 2 && (text[0] == 'm' || text[0] == 'x') && text[1] == ' ') failRaw();
     HeaptrackLine l;
     if (std::string why = parseHeaptrackLine(text, result_.fileVersion, l); !why.empty())
       fail(why);
     const std::vector<std::uint64_t>& n = l.numbers;
     switch (l.type) {
       case 'v':
-        if (n.size() == 2) result_.fileVersion = n[1] > 1000 ? 1000 : static_cast<unsigned>(n[1]);
+        version(n);
         break;
       case 'I':
         pageSize_ = n[0];
@@ -95,14 +97,15 @@ class Importer {
         break;
       case 'c':
         if (n[0] > ~std::uint64_t{0} / 1000000) fail("time stamp out of range");
-        timeNs_ = n[0] * 1000000;
+        timeNs_ = std::max(timeNs_, n[0] * 1000000);  // never back, as in recorded traces
         break;
-      default:  // '#', 'X', 'R': nothing to import
+      default:  // '#', 'X', 'S', 'R': nothing to import
         break;
     }
   }
 
   HeaptrackImportResult finish() {
+    if (result_.lines == 0) throw std::runtime_error(name_ + ": empty: not a heaptrack recording");
     std::vector<HeaptrackModuleEvidence> evidence;
     for (const auto& [stringId, e] : modules_) evidence.push_back(e);
     const std::vector<LocatedModule> located = locateModules(evidence, pageSize_, result_.warnings);
@@ -149,6 +152,30 @@ class Importer {
     throw std::runtime_error(m);
   }
 
+  // A raw recording has the load addresses ('m') heaptrack_interpret turns into names, and
+  // addresses in '+' and '-': not what this importer reads, and easily made into it.
+  [[noreturn]] void failRaw() const {
+    throw std::runtime_error(
+        name_ + ":" + std::to_string(lineNo_) + ": a raw heaptrack recording ('" +
+        std::string(1, text_[0]) + "' lines, as `heaptrack --raw` writes): interpret it first, "
+        "e.g. zstd -dc < FILE | /usr/lib/heaptrack/libexec/heaptrack_interpret | zstd -c > "
+        "FILE2.zst, and import that");
+  }
+
+  // "v HEAPTRACK_VERSION FILE_VERSION". heaptrack 1.2 wrote "v 10200" alone for what is file
+  // version 1; files newer than version 3 (heaptrack 1.4) may mean something else by a line.
+  void version(const std::vector<std::uint64_t>& n) {
+    if (n.size() == 1) {
+      result_.fileVersion = n[0] == 0x10200 ? 1 : 0;
+      return;
+    }
+    if (n[1] > kNewestFileVersion)
+      fail("file version " + std::to_string(n[1]) + " is newer than this importer reads (0 to " +
+           std::to_string(kNewestFileVersion) + "; heaptrack 1.4 writes 3)");
+    result_.fileVersion = static_cast<unsigned>(n[1]);
+  }
+  static constexpr std::uint64_t kNewestFileVersion = 3;
+
   static std::string range(const char* what, std::uint64_t got, std::uint64_t have) {
     return std::string(what) + " index " + std::to_string(got) + " is not defined yet (" +
            std::to_string(have) + " so far)";
@@ -171,7 +198,7 @@ class Importer {
       const std::uint64_t ipId = traces_[k - 1].ip;
       if (ipId == 0) continue;
       const Ip& ip = ips_[ipId - 1];
-      frames[depth++] = ip.address;
+      frames[depth++] = ip.address + 1;  // heaptrack's are return addresses - 1
       noteModule(ip);
     }
     if (depth == 0) return trace::kNoSite;
@@ -185,8 +212,8 @@ class Importer {
     if (ip.module == 0) return;
     HeaptrackModuleEvidence& m = modules_[ip.module];
     if (m.path.empty()) m.path = strings_[ip.module - 1];
-    m.low = std::min(m.low, ip.address);
-    m.high = std::max(m.high, ip.address);
+    m.low = std::min(m.low, ip.address + 1);  // the frames' addresses
+    m.high = std::max(m.high, ip.address + 1);
     if (!ip.functions.empty() && m.samples.size() < HeaptrackModuleEvidence::kMaxSamples) {
       HeaptrackModuleEvidence::Sample s{ip.address, {}};
       for (const std::uint64_t f : ip.functions) s.functions.push_back(strings_[f - 1]);

@@ -4,8 +4,9 @@
 // docs/import.md. In short: every '+' is a malloc of its allocation info's size, every '-' a
 // free of the oldest live object of its allocation info (heaptrack records which info, not
 // which object), all on thread 0, at the time of the last 'c' line (milliseconds); each
-// heaptrack trace is one site (up to 64 frames, innermost first), and the modules are placed
-// from their ELF symbols (heaptrack_modules.hpp).
+// heaptrack trace is one site (up to 64 frames, innermost first, heaptrack's instruction
+// pointers + 1: return addresses, as recorded traces have), and the modules are placed from
+// their ELF symbols (heaptrack_modules.hpp).
 #pragma once
 #include <cstdint>
 #include <istream>
@@ -29,8 +30,9 @@ struct HeaptrackImportResult {
 
 // Reads a heaptrack recording from `in` (zstd, gzip or plain text; named `inName` in
 // messages) and writes it as a Strata trace to `outPath`. Throws std::runtime_error
-// "INNAME:LINE: ..." for a malformed line or an index out of range, "INNAME: ..." for corrupt
-// compressed data, and "OUTPATH: ..." when the trace cannot be written.
+// "INNAME:LINE: ..." for a malformed line, an index out of range, a file version above 3 or a
+// raw recording (`heaptrack --raw`), "INNAME: ..." for corrupt compressed data or an empty
+// input, and "OUTPATH: ..." when the trace cannot be written.
 HeaptrackImportResult importHeaptrack(std::istream& in, const std::string& inName,
                                       const std::string& outPath);
 // The same, reading the file at `inPath`.

@@ -52,10 +52,17 @@ std::string parseHeaptrackLine(std::string_view line, unsigned fileVersion, Heap
     return {};
   }
   out.type = line[0];
+  if (std::string_view("XSAsvitac+-cRI").find(out.type) == std::string_view::npos) {
+    const auto u = static_cast<unsigned char>(out.type);
+    char shown[8];
+    if (u >= 0x20 && u < 0x7f) std::snprintf(shown, sizeof shown, "%c", out.type);
+    else std::snprintf(shown, sizeof shown, "\\x%02x", u);
+    return std::string("unknown line type '") + shown + "'";
+  }
   if (line.size() > 1 && line[1] != ' ') return "expected a space after the line type";
   const std::string_view rest = line.size() > 1 ? line.substr(2) : std::string_view{};
   switch (out.type) {
-    case 'X':
+    case 'X': case 'S':
       out.text = rest;
       return {};
     case 'A':
@@ -76,15 +83,8 @@ std::string parseHeaptrackLine(std::string_view line, unsigned fileVersion, Heap
       out.text = rest.substr(sp + 1);
       return {};
     }
-    case 'v': case 'i': case 't': case 'a': case '+': case '-': case 'c': case 'R': case 'I':
+    default:  // the types made of numbers
       break;
-    default: {
-      const auto u = static_cast<unsigned char>(out.type);
-      char shown[8];
-      if (u >= 0x20 && u < 0x7f) std::snprintf(shown, sizeof shown, "%c", out.type);
-      else std::snprintf(shown, sizeof shown, "\\x%02x", u);
-      return std::string("unknown line type '") + shown + "'";
-    }
   }
   if (std::string why = parseNumbers(rest, out.numbers); !why.empty()) return why;
   const std::size_t n = out.numbers.size();

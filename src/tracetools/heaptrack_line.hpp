@@ -3,6 +3,7 @@
 // line: a type character, a space, then lower-case hex numbers separated by spaces:
 //   v HEAPTRACK_VERSION FILE_VERSION   first line (1.4.0: "v 10400 3")
 //   X COMMAND LINE                     the program run (text)
+//   S SUPPRESSION                      a leak suppression the program embeds (text)
 //   I PAGE_SIZE PHYS_PAGES             system information
 //   A                                  heaptrack attached to a running process
 //   s LENGTH TEXT                      a string (file version 3; before it: "s TEXT"); ids 1, 2, ...
@@ -16,6 +17,8 @@
 //   c MILLISECONDS                     time since the start, every 10 ms
 //   R PAGES                            resident set size
 //   # ...                              comment
+// heaptrack's raw recordings (`heaptrack --raw`, before heaptrack_interpret) also have 'x' and
+// 'm' lines and addresses in '+' and '-'; the importer refuses them (heaptrack.cpp).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -27,7 +30,7 @@ namespace strata::tracetools {
 struct HeaptrackLine {
   char type = 0;
   std::vector<std::uint64_t> numbers;  // the hex fields, in order
-  std::string_view text;               // 's': the string; 'X': the command line
+  std::string_view text;               // 's': the string; 'X', 'S': the rest of the line
 };
 
 // Parses `line` (without its newline) into `out`; `fileVersion` says how strings are written.

@@ -59,8 +59,10 @@ std::vector<LocatedModule> locateModules(const std::vector<HeaptrackModuleEviden
       continue;
     }
     if (!voteBias(m, elf, pageSize, bias)) {
-      warnings.push_back(m.path + ": none of the functions heaptrack named is in its symbols, "
-                         "so its load address is unknown (its frames are left as addresses)");
+      warnings.push_back(m.path + (m.samples.empty()
+                                       ? ": heaptrack named none of its functions"
+                                       : ": none of the functions heaptrack named is in its symbols") +
+                         ", so its load address is unknown (its frames are left as addresses)");
       continue;
     }
     out.push_back(LocatedModule{m.path, m.low, m.high + 1, bias, elf.buildId()});

@@ -18,9 +18,10 @@ namespace strata::tracetools {
 // What the recording says about one module.
 struct HeaptrackModuleEvidence {
   std::string path;
-  std::uint64_t low = ~std::uint64_t{0};  // lowest and highest instruction pointer seen in it
+  std::uint64_t low = ~std::uint64_t{0};  // lowest and highest frame address seen in it
   std::uint64_t high = 0;
-  // Instruction pointers with the names heaptrack gave them (function, then inlined callers).
+  // Instruction pointers (inside the call: a frame's address - 1) with the names heaptrack
+  // gave them (function, then inlined callers).
   struct Sample {
     std::uint64_t address = 0;
     std::vector<std::string> functions;
@@ -29,7 +30,7 @@ struct HeaptrackModuleEvidence {
   static constexpr std::size_t kMaxSamples = 64;
 };
 
-// A module placed: [start, end) covers the instruction pointers seen in it.
+// A module placed: [start, end) covers the frames seen in it.
 struct LocatedModule {
   std::string path;
   std::uint64_t start = 0, end = 0, bias = 0;
