@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Installs what Strata needs on Debian 12, only what is missing. Safe to run again.
-# (binutils: addr2line, which names the source lines of allocation sites.)
+# (binutils: addr2line, which names the source lines of allocation sites; libzstd-dev and
+# zlib1g-dev: `strata import --from heaptrack` reads compressed recordings; heaptrack, and zstd
+# that it compresses with when present: that import's tests record a program with it.)
 set -euo pipefail
 pkgs=(cmake ninja-build g++ make pkg-config libgtest-dev libgmock-dev libbenchmark-dev valgrind
   libapr1-dev libtalloc-dev libmimalloc-dev libjemalloc-dev libgoogle-perftools-dev
-  python3 python3-matplotlib perl git sqlite3 clang libclang-rt-14-dev binutils)
+  python3 python3-matplotlib perl git sqlite3 clang libclang-rt-14-dev binutils
+  libzstd-dev zlib1g-dev heaptrack zstd)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")

@@ -1,6 +1,6 @@
-// `strata import --from mtrace FILE -o TRACE`: converts glibc's MALLOC_TRACE output into a
-// Strata trace (tracetools/mtrace.hpp), so a program traced with glibc's own tool can be
-// replayed and compared.
+// `strata import --from mtrace|heaptrack FILE -o TRACE`: converts glibc's MALLOC_TRACE output
+// (tracetools/mtrace.hpp) or a heaptrack recording (tracetools/heaptrack.hpp) into a Strata
+// trace, so a program traced with another tool can be replayed and compared.
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -8,6 +8,7 @@
 
 #include "command.hpp"
 #include "options.hpp"
+#include "heaptrack.hpp"
 #include "mtrace.hpp"
 
 namespace strata::cli {
@@ -16,9 +17,10 @@ namespace {
 namespace tt = strata::tracetools;
 
 constexpr std::string_view kHelp =
-    "usage: strata import --from mtrace FILE -o TRACE\n"
+    "usage: strata import --from mtrace|heaptrack FILE -o TRACE\n"
     "\n"
-    "Converts FILE, the text glibc's mtrace() writes to $MALLOC_TRACE, into the Strata trace\n"
+    "--from mtrace: converts FILE, the text glibc's mtrace() writes to $MALLOC_TRACE, into the\n"
+    "Strata trace\n"
     "TRACE. On Debian 12 (glibc 2.36) a program that calls mtrace() writes one when run as\n"
     "  LD_PRELOAD=libc_malloc_debug.so.0 MALLOC_TRACE=FILE PROGRAM\n"
     "Addresses become object ids; a '<' '>' pair becomes one realloc. mtrace has no threads\n"
@@ -26,7 +28,16 @@ constexpr std::string_view kHelp =
     "appear as malloc. Frees of addresses that were not allocated while tracing are counted\n"
     "and skipped (with a warning).\n"
     "\n"
-    "  --from mtrace            the input format (mtrace is the one supported)\n"
+    "--from heaptrack: converts FILE, the heaptrack.NAME.PID.zst (or .gz, or decompressed)\n"
+    "recording heaptrack writes, into TRACE with allocation sites (one per heaptrack call\n"
+    "stack; `strata stats --sites TRACE` names their functions while the program's files are\n"
+    "there). heaptrack records sizes and stacks, not calls: every allocation (calloc,\n"
+    "realloc's new block, aligned ones too) is a malloc of its size and every deallocation\n"
+    "(realloc's old block too) a free, all on one thread, at heaptrack's 10 ms clock. It says\n"
+    "which size and stack a free releases, not which object: the oldest live one of those\n"
+    "is freed. docs/import.md says what is exact and what is not.\n"
+    "\n"
+    "  --from FORMAT            the input format: mtrace or heaptrack\n"
     "  -o TRACE, --output TRACE the trace to write (required)\n"
     "\n"
     "Exit status: 0; 1 when FILE cannot be read or has a malformed line (the message names\n"
@@ -34,6 +45,30 @@ constexpr std::string_view kHelp =
 
 // A wrong invocation: the reason and the usage (command.hpp); exit status 2.
 int usageError(const std::string& why) { return cli::usageError("import", kHelp, why); }
+
+// Converts a heaptrack recording; prints what it did and its warnings.
+int importHeaptrack(const std::string& input, const std::string& output) {
+  const tt::HeaptrackImportResult r = tt::importHeaptrack(input, output);
+  for (const std::string& w : r.warnings)
+    std::fprintf(stderr, "strata import: warning: %s\n", w.c_str());
+  if (r.unknownFrees != 0)
+    std::fprintf(stderr, "strata import: warning: %s: skipped %llu deallocation(s) with no live "
+                 "allocation of their kind\n", input.c_str(),
+                 static_cast<unsigned long long>(r.unknownFrees));
+  if (r.ambiguousFrees != 0)
+    std::fprintf(stderr, "strata import: note: %s: %llu free(s) had several live objects of "
+                 "their size and call stack to choose from; the oldest was freed\n",
+                 input.c_str(), static_cast<unsigned long long>(r.ambiguousFrees));
+  if (r.attached)
+    std::fprintf(stderr, "strata import: warning: %s: heaptrack attached to a running process: "
+                 "what was allocated before is not in the trace\n", input.c_str());
+  std::printf("imported %s: %llu lines -> %llu events, %llu objects, %llu sites, %llu modules "
+              "in %s\n", input.c_str(), static_cast<unsigned long long>(r.lines),
+              static_cast<unsigned long long>(r.events), static_cast<unsigned long long>(r.objects),
+              static_cast<unsigned long long>(r.sites), static_cast<unsigned long long>(r.modules),
+              output.c_str());
+  return 0;
+}
 
 // Parses the arguments and converts.
 int runImport(std::span<char* const> args) {
@@ -48,13 +83,14 @@ int runImport(std::span<char* const> args) {
     return usageError("give one input FILE (got '" + parsed.operands[0] + "' and '" +
                       parsed.operands[1] + "')");
   if (!parsed.operands.empty()) input = parsed.operands[0];
-  if (from.empty()) return usageError("missing --from mtrace");
-  if (from != "mtrace")
-    return usageError("unknown input format '" + from + "' (supported: mtrace)");
+  if (from.empty()) return usageError("missing --from mtrace|heaptrack");
+  if (from != "mtrace" && from != "heaptrack")
+    return usageError("unknown input format '" + from + "' (supported: mtrace, heaptrack)");
   if (input.empty()) return usageError("missing the input FILE");
   if (output.empty()) return usageError("missing -o TRACE");
   if (input == "-") input = "/dev/stdin";
   try {
+    if (from == "heaptrack") return importHeaptrack(input, output);
     const tt::MtraceImportResult r = tt::importMtrace(input, output);
     if (r.unknownFrees != 0)
       std::fprintf(stderr, "strata import: warning: %s: skipped %llu free(s) of addresses not "
@@ -80,7 +116,7 @@ int runImport(std::span<char* const> args) {
 
 }  // namespace
 
-const Command kImportCommand{"import", "convert glibc mtrace (MALLOC_TRACE) output to a trace",
+const Command kImportCommand{"import", "convert glibc mtrace or heaptrack output to a trace",
                              kHelp, &runImport};
 
 }  // namespace strata::cli

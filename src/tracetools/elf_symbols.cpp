@@ -36,7 +36,9 @@ std::string demangle(const char* name) {
 }  // namespace
 
 ElfSymbols::ElfSymbols(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a path taken from a trace or a recording may name a FIFO, whose open would
+  // otherwise wait for a writer; it is then refused as not a regular file.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     error_ = std::string("cannot open: ") + std::strerror(errno);
     return;
@@ -123,6 +125,14 @@ std::string ElfSymbols::functionAt(std::uint64_t vaddr) const {
                     : (next == symbols_.end() || vaddr < next->value))
     return it->name;
   return {};
+}
+
+std::vector<std::pair<std::uint64_t, std::uint64_t>> ElfSymbols::rangesNamed(
+    const std::string& name) const {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
+  for (const Symbol& s : symbols_)
+    if (s.name == name) out.emplace_back(s.value, s.value + (s.size == 0 ? 1 : s.size));
+  return out;
 }
 
 }  // namespace strata::tracetools

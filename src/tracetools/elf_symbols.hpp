@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace strata::tracetools {
@@ -22,6 +23,9 @@ class ElfSymbols {
   // The demangled name of the function whose symbol covers virtual address `vaddr` (a symbol
   // of size 0 covers up to the next symbol); empty when none does.
   std::string functionAt(std::uint64_t vaddr) const;
+  // The [start, end) virtual address ranges of the function symbols whose demangled name is
+  // `name` (a symbol of size 0 covers one byte); empty when there is none.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> rangesNamed(const std::string& name) const;
 
  private:
   struct Symbol {

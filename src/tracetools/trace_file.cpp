@@ -20,9 +20,12 @@ int openForWriting(const std::string& path) {
 
 }  // namespace
 
-TraceFile::TraceFile(const std::string& path)
+TraceFile::TraceFile(const std::string& path, WithSites sites)
     : path_(path), fd_(openForWriting(path)), buffer_(std::size_t{1} << 20),
-      writer_(buffer_.data(), buffer_.size(), trace::FdSink{fd_}) {
+      siteBuffer_(sites == WithSites::Yes ? std::size_t{1} << 20 : 0),
+      writer_(buffer_.data(), buffer_.size(), trace::FdSink{fd_},
+              trace::SiteBuffer{siteBuffer_.empty() ? nullptr : siteBuffer_.data(),
+                                siteBuffer_.size()}) {
   if (!writer_.ok()) {
     const int err = errno;
     ::close(fd_);
@@ -45,6 +48,22 @@ std::uint64_t TraceFile::append(const trace::Event& e) {
     throw std::logic_error(path_ + ": the trace writer rejected a malformed event");
   }
   return r;
+}
+
+std::uint64_t TraceFile::defineSite(const std::uint64_t* frames, std::size_t depth) {
+  if (!writer_.hasSites() || depth == 0 || depth > trace::kMaxSiteDepth)
+    throw std::logic_error(path_ + ": defineSite on a trace without sites or with a bad depth");
+  const std::uint64_t id = writer_.defineSite(frames, depth);
+  if (id == trace::kNoSite) fail();
+  return id;
+}
+
+void TraceFile::addModules(const std::vector<trace::ModuleInfo>& modules) {
+  if (!writer_.hasSites()) throw std::logic_error(path_ + ": modules in a trace without sites");
+  if (!writer_.addModules(modules.data(), modules.size())) {
+    if (!writer_.ok()) fail();
+    throw std::logic_error(path_ + ": the trace writer rejected a module");
+  }
 }
 
 void TraceFile::finish() {

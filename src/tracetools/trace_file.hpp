@@ -1,6 +1,7 @@
 // TraceFile: a trace being written to a file, for the tools that make traces (the workload
-// generators, mtrace import): TraceWriter<FdSink> with a 1 MiB chunk buffer, and errors turned
-// into exceptions that name the file.
+// generators, mtrace and heaptrack import): TraceWriter<FdSink> with a 1 MiB chunk buffer (and,
+// for a trace with allocation sites, a 1 MiB site buffer), and errors turned into exceptions
+// that name the file.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -10,11 +11,14 @@
 
 namespace strata::tracetools {
 
+// Whether a trace has allocation sites (docs/trace-format.md, "Allocation sites").
+enum class WithSites : bool { No, Yes };
+
 class TraceFile {
  public:
   // Creates (or truncates) `path` and writes the file header. Throws std::runtime_error
   // "PATH: cannot create: REASON" when it cannot.
-  explicit TraceFile(const std::string& path);
+  explicit TraceFile(const std::string& path, WithSites sites = WithSites::No);
   ~TraceFile();
   TraceFile(const TraceFile&) = delete;
   TraceFile& operator=(const TraceFile&) = delete;
@@ -23,6 +27,11 @@ class TraceFile {
   // std::runtime_error naming the file when the write fails, std::logic_error for an event the
   // writer rejects (a caller bug: ids not yet created, bad flags).
   std::uint64_t append(const trace::Event& e);
+  // Defines a site from `depth` return addresses, innermost first (1 to trace::kMaxSiteDepth),
+  // and returns its id (a trace with sites only; std::logic_error otherwise).
+  std::uint64_t defineSite(const std::uint64_t* frames, std::size_t depth);
+  // Writes the modules (a trace with sites only).
+  void addModules(const std::vector<trace::ModuleInfo>& modules);
   // Writes the trailer and closes the file; throws std::runtime_error when that fails.
   void finish();
 
@@ -36,6 +45,7 @@ class TraceFile {
   std::string path_;
   int fd_;
   std::vector<unsigned char> buffer_;
+  std::vector<unsigned char> siteBuffer_;
   trace::TraceWriter<trace::FdSink> writer_;
 };
 

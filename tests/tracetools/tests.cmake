@@ -1,5 +1,5 @@
-# The trace tools (src/tracetools): statistics, the bundled workloads, mtrace import/export
-# (tracetools_test, linked to the library), and `strata stats|generate|import|export` run as
+# The trace tools (src/tracetools): statistics, the bundled workloads, mtrace and heaptrack import,
+# export (tracetools_test, linked to the library), and `strata stats|generate|import|export` run as
 # a user runs them (tracetools_cli_test, on the built executable).
 #
 # mtrace_test makes a real glibc mtrace: mtrace_program is run with libc_malloc_debug.so.0 in
@@ -25,11 +25,14 @@ add_executable(tracetools_test
   ${CMAKE_CURRENT_LIST_DIR}/trace_stats_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/workloads_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/mtrace_test.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/site_stats_test.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/site_stats_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/heaptrack_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/heaptrack_input_test.cpp)
 target_compile_options(tracetools_test PRIVATE -Wall -Wextra -Werror)
 target_compile_definitions(tracetools_test PRIVATE
   STRATA_MTRACE_PROGRAM="$<TARGET_FILE:mtrace_program>"
-  STRATA_LIBC_MALLOC_DEBUG="${STRATA_LIBC_MALLOC_DEBUG}")
+  STRATA_LIBC_MALLOC_DEBUG="${STRATA_LIBC_MALLOC_DEBUG}"
+  STRATA_HEAPTRACK_DATA="${CMAKE_CURRENT_LIST_DIR}/data")
 target_include_directories(tracetools_test PRIVATE ${CMAKE_CURRENT_LIST_DIR})
 target_link_libraries(tracetools_test PRIVATE strata_tracetools GTest::gtest GTest::gtest_main)
 add_dependencies(tracetools_test mtrace_program)
@@ -41,14 +44,27 @@ add_executable(sites_program ${CMAKE_CURRENT_LIST_DIR}/sites_program.cpp)
 target_compile_options(sites_program PRIVATE -Wall -Wextra -Werror -O0 -g)
 target_link_libraries(sites_program PRIVATE strata::strata)
 
+# heaptrack_program: the known sequence heaptrack records in the heaptrack import tests
+# (heaptrack_cli_test runs the installed heaptrack on it; data/ holds a recording made so).
+# Without sanitizers and optimisation, as mtrace_program; with debug information, so that
+# `strata stats --sites` names its functions and lines.
+add_executable(heaptrack_program ${CMAKE_CURRENT_LIST_DIR}/heaptrack_program.c)
+set_target_properties(heaptrack_program PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON)
+target_compile_options(heaptrack_program PRIVATE -Wall -Wextra -Werror -O0 -g -fno-builtin
+                                                 -fno-sanitize=all)
+target_link_options(heaptrack_program PRIVATE -fno-sanitize=all)
+
 if(TARGET strata_cli)
   add_executable(tracetools_cli_test ${CMAKE_CURRENT_LIST_DIR}/tracetools_cli_test.cpp
-                                     ${CMAKE_CURRENT_LIST_DIR}/sites_cli_test.cpp)
+                                     ${CMAKE_CURRENT_LIST_DIR}/sites_cli_test.cpp
+                                     ${CMAKE_CURRENT_LIST_DIR}/heaptrack_cli_test.cpp)
   target_compile_options(tracetools_cli_test PRIVATE -Wall -Wextra -Werror)
   target_compile_definitions(tracetools_cli_test PRIVATE STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>"
     STRATA_SITES_PROGRAM="$<TARGET_FILE:sites_program>"
-    STRATA_SITES_SOURCE="${CMAKE_CURRENT_LIST_DIR}/sites_program.cpp")
-  add_dependencies(tracetools_cli_test sites_program)
+    STRATA_SITES_SOURCE="${CMAKE_CURRENT_LIST_DIR}/sites_program.cpp"
+    STRATA_HEAPTRACK_PROGRAM="$<TARGET_FILE:heaptrack_program>"
+    STRATA_HEAPTRACK_DATA="${CMAKE_CURRENT_LIST_DIR}/data")
+  add_dependencies(tracetools_cli_test sites_program heaptrack_program)
   target_include_directories(tracetools_cli_test PRIVATE ${CMAKE_CURRENT_LIST_DIR})
   target_link_libraries(tracetools_cli_test PRIVATE strata::strata GTest::gtest GTest::gtest_main)
   add_dependencies(tracetools_cli_test strata_cli)
