@@ -9,8 +9,8 @@
 # The recorder's units on their own, in every build, linked with the same static library of
 # them as the recorder (strata_record_parts): record_touch_test the page logic (touch.cpp),
 # record_object_map_test the address map, record_rings_test the per-thread event rings and
-# their merge.
-foreach(unit record_touch record_object_map record_rings)
+# their merge, record_prepared_table_test the lock-free table of measured large objects.
+foreach(unit record_touch record_object_map record_rings record_prepared_table)
   add_executable(${unit}_test ${CMAKE_CURRENT_LIST_DIR}/${unit}_test.cpp)
   target_compile_options(${unit}_test PRIVATE -Wall -Wextra -Werror)
   target_link_libraries(${unit}_test PRIVATE strata_record_parts GTest::gtest GTest::gtest_main
