@@ -34,15 +34,15 @@ struct Merger {
 void configureMerger(const char* setting) noexcept;
 void resetMergerAfterFork() noexcept;
 
-// Counts one recorded call (under the lock); true when the merger is due to start, which
-// the caller then does with startMerger() once it has let go of the lock.
-inline bool mergerDue() {
-  return gMerger.countdown != 0 && --gMerger.countdown == 0;
-}
-// The merger is wanted now (a thread's ring was full); under the lock. True when it had not
-// been started yet and is not off.
-inline bool mergerWanted() {
-  if (gMerger.countdown == 0) return false;
+// Counts n recorded calls (under the lock: one call's lock path, or a merge of n ring
+// events); true when the merger is due to start, which the caller then does with
+// startMerger() once it has let go of the lock.
+inline bool mergerDue(uint64_t n = 1) {
+  if (gMerger.countdown == 0) [[likely]] return false;
+  if (n < gMerger.countdown) {
+    gMerger.countdown -= n;
+    return false;
+  }
   gMerger.countdown = 0;
   return true;
 }

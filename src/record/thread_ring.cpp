@@ -63,8 +63,7 @@ bool makeRoom(Ring* r) noexcept {
   tHoldsLock = true;
   bool startIt = false;
   if (on()) {
-    drainRings();
-    startIt = mergerWanted();
+    startIt = mergerDue(gRings.set.any() ? drainRingsSlow() : 0);
   } else {
     r->dropAll();
   }

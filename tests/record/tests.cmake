@@ -27,7 +27,7 @@ if(TARGET strata_cli AND TARGET strata_record)
   add_dependencies(record_test strata_cli strata_record)
   if(NOT STRATA_SANITIZE AND TARGET strata_reap AND TARGET strata_region)
     # -fno-builtin and -fno-allocation-dce: every allocation call in the source is made.
-    foreach(prog sequence threads fork crash handoff touch lifetimes entry_points)
+    foreach(prog sequence threads fork crash handoff touch lifetimes entry_points merger)
       add_executable(record_${prog}_program ${strata_rec_dir}/${prog}_program.cpp)
       target_compile_options(record_${prog}_program PRIVATE -O1 -fno-builtin -fno-allocation-dce
                              -Wall -Wextra -Werror)
@@ -47,7 +47,8 @@ if(TARGET strata_cli AND TARGET strata_record)
       RECORD_HANDOFF="$<TARGET_FILE:record_handoff_program>"
       RECORD_TOUCH="$<TARGET_FILE:record_touch_program>"
       RECORD_LIFETIMES="$<TARGET_FILE:record_lifetimes_program>"
-      RECORD_ENTRY_POINTS="$<TARGET_FILE:record_entry_points_program>")
+      RECORD_ENTRY_POINTS="$<TARGET_FILE:record_entry_points_program>"
+      RECORD_MERGER="$<TARGET_FILE:record_merger_program>")
   endif()
   gtest_discover_tests(record_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
   # The same tests with the merger thread started at the first recorded call instead of
