@@ -27,8 +27,8 @@ namespace strata::cli {
 namespace {
 
 constexpr std::string_view kHelp =
-    "usage: strata record [-o FILE] [--clock tsc|fine|coarse] [--touch-min SIZE|off] -- COMMAND\n"
-    "                     [ARGS...]\n"
+    "usage: strata record [-o FILE] [--clock tsc|fine|coarse] [--touch-min SIZE|off] [--sites]\n"
+    "                     -- COMMAND [ARGS...]\n"
     "\n"
     "Runs COMMAND with Strata's recorder preloaded and writes every malloc, calloc, realloc,\n"
     "free, aligned allocation and operator new/delete it makes (and its reap/region calls when\n"
@@ -47,6 +47,10 @@ constexpr std::string_view kHelp =
     "                           such object's pages are given back to the kernel when it is\n"
     "                           made and faulted in again as the program touches them, the\n"
     "                           main cost of recording programs with many large objects\n"
+    "  --sites                  also record where each object was allocated: the stack of\n"
+    "                           return addresses (up to 8 deep) at each allocating call, and\n"
+    "                           the loaded objects, for `strata stats --sites`. Walking the\n"
+    "                           stack makes each allocation much slower (docs/recording.md)\n"
     "\n"
     "Every other process COMMAND starts (fork, or programs it runs) writes FILE.<pid>. A\n"
     "program that crashes, is killed or calls _exit leaves a valid trace of everything up to\n"
@@ -142,12 +146,16 @@ bool summarise(const TraceFile& t) {
     return false;
   }
   std::fprintf(stderr,
-               "strata record: %s%s: %llu events, %llu objects, %llu threads, %llu bytes, %s\n",
+               "strata record: %s%s: %llu events, %llu objects, %llu threads, %s%llu bytes, %s\n",
                t.path.c_str(),
                t.pid != 0 ? (" (process " + std::to_string(t.pid) + ")").c_str() : "",
                static_cast<unsigned long long>(reader.eventsRead()),
                static_cast<unsigned long long>(reader.objects()),
                static_cast<unsigned long long>(reader.threads()),
+               reader.hasSites() ? (std::to_string(reader.sites().siteCount()) + " sites, " +
+                                    std::to_string(reader.sites().moduleCount()) + " modules, ")
+                                       .c_str()
+                                 : "",
                static_cast<unsigned long long>(reader.bytesRead()),
                reader.complete() ? "complete"
                                  : "incomplete (no trailer: the process crashed or was killed; "
@@ -159,8 +167,9 @@ bool summarise(const TraceFile& t) {
 // the pipe and exits 127.
 [[noreturn]] void execRecorded(char* const* command, const std::string& preload,
                                const std::string& file, const std::string& clock,
-                               const std::string& touchMin, int errPipe) {
+                               const std::string& touchMin, bool sites, int errPipe) {
   if (!clock.empty()) ::setenv("STRATA_TRACE_CLOCK", clock.c_str(), 1);
+  if (sites) ::setenv("STRATA_TRACE_SITES", "1", 1);
   if (!touchMin.empty()) ::setenv("STRATA_TRACE_TOUCH_MIN", touchMin.c_str(), 1);
   ::setenv("LD_PRELOAD", preload.c_str(), 1);
   ::setenv("STRATA_TRACE_FILE", file.c_str(), 1);
@@ -175,10 +184,12 @@ bool summarise(const TraceFile& t) {
 // Parses the arguments, runs the command under the recorder and reports; see kHelp.
 int runRecord(std::span<char* const> args) {
   std::string output, clock, touchMin;
+  bool sites = false;
   static constexpr support::OptionSpec kOptions[] = {
       {"--output", true, "-o", "a FILE"},
       {"--clock", true, {}, "tsc, fine or coarse"},
-      {"--touch-min", true, {}, "a SIZE or off"}};
+      {"--touch-min", true, {}, "a SIZE or off"},
+      {"--sites", false}};
   support::ParsedArgs parsed;
   if (std::string err = support::parseArgs(args, kOptions, parsed); !err.empty())
     return usageError(err);
@@ -188,6 +199,8 @@ int runRecord(std::span<char* const> args) {
     if (o.name == "--output") {
       output = o.value;
       if (output.empty()) return usageError("the output FILE is empty");
+    } else if (o.name == "--sites") {
+      sites = true;
     } else if (o.name == "--touch-min") {
       if (o.value == "off") {
         touchMin = "off";
@@ -260,7 +273,7 @@ int runRecord(std::span<char* const> args) {
   }
   if (child == 0) {
     ::close(errPipe[0]);
-    execRecorded(command, preload, file, clock, touchMin, errPipe[1]);
+    execRecorded(command, preload, file, clock, touchMin, sites, errPipe[1]);
   }
   ::close(errPipe[1]);
   // Ctrl-C and Ctrl-\ reach the whole foreground group: the program decides what they do,

@@ -10,6 +10,7 @@
 #include "events.hpp"
 #include "lifecycle.hpp"
 #include "mapped_memory.hpp"
+#include "sites.hpp"
 
 namespace strata::record {
 
@@ -21,6 +22,7 @@ using strata::trace::kFlagNull;
 // cannot write the parent's pending events a second time.
 void beforeFork() noexcept {
   if (gCore.state.load(std::memory_order_acquire) != kOn) return;
+  sitesBeforeFork();
   gCore.hot.lock.lock();
   tHoldsLock = true;
   drainRings();
@@ -106,6 +108,7 @@ void afterForkChild() noexcept {
   // reuse (the parent writes their events). The forking thread keeps its ring, emptied too.
   resetRingsAfterFork();
   forgetParked();  // releases the parent merged are the parent's trace's business
+  sitesAfterForkChild();
   if (gCore.state.load(std::memory_order_acquire) != kOn) return;
   Guard g;
   ::close(gTraceFile.fd);
