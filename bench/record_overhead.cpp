@@ -8,6 +8,8 @@
 //   record_overhead                         every workload, 5 rounds (about a minute)
 //   record_overhead --quick                 1/20 size, 3 rounds
 //   record_overhead --runs 9 --workload churn-1t
+//   record_overhead --sites                 the recorder with allocation sites (as
+//                                           `strata record --sites`: STRATA_TRACE_SITES=1)
 //
 // STRATA_TRACE_CLOCK=tsc|fine|coarse in the environment measures the recorder with that clock.
 // The time is preload_workload's own (the workload only: start-up, the recorder's set-up
@@ -43,7 +45,7 @@ struct Sample {
   bool ok = false;
   double ms = 0;
   double cpuMs = 0;  // user + system time of the whole process (start-up and exit included)
-  unsigned long long events = 0, bytes = 0;
+  unsigned long long events = 0, bytes = 0, sites = 0;
   std::string error;
 };
 
@@ -76,21 +78,24 @@ bool readTraceFigures(const std::string& path, Sample& s) {
   }
   s.events = r.eventsRead();
   s.bytes = r.bytesRead();
+  s.sites = r.sites().siteCount();
   return true;
 }
 
 // Runs preload_workload once, with the recorder preloaded when recorder is not empty (trace
-// to tracePath, read back and deleted).
+// to tracePath, read back and deleted), with allocation sites when `sites`.
 Sample runOnce(const std::string& program, const Workload& w, double scale,
-               const std::string& recorder, const std::string& tracePath) {
+               const std::string& recorder, const std::string& tracePath, bool sites) {
   Sample s;
   std::vector<std::string> add;
   if (!recorder.empty()) {
     add.push_back("LD_PRELOAD=" + recorder);
     add.push_back("STRATA_TRACE_FILE=" + tracePath);
+    if (sites) add.push_back("STRATA_TRACE_SITES=1");
   }
   const strata::support::ProcessResult run = strata::bench::runPreloadWorkload(
-      program, w, scale, {"LD_PRELOAD", "STRATA_TRACE_FILE", "STRATA_TRACE_PID"}, add);
+      program, w, scale,
+      {"LD_PRELOAD", "STRATA_TRACE_FILE", "STRATA_TRACE_PID", "STRATA_TRACE_SITES"}, add);
   s.cpuMs = run.cpuSeconds() * 1e3;
   s.error = strata::bench::runFailure(run);
   if (!s.error.empty()) return s;
@@ -109,13 +114,17 @@ Sample runOnce(const std::string& program, const Workload& w, double scale,
     const bool read = readTraceFigures(tracePath, s);
     ::unlink(tracePath.c_str());
     if (!read) return s;
+    if (sites && s.sites == 0) {
+      s.error = "the trace has no allocation sites";
+      return s;
+    }
   }
   s.ok = true;
   return s;
 }
 
 const strata::bench::TableProgram kProgram{
-    "record_overhead", "record_overhead [--quick] [--runs N] [--workload NAME]",
+    "record_overhead", "record_overhead [--quick] [--runs N] [--workload NAME] [--sites]",
     "churn server grow-shrink tiny (both thread counts), or one variant: churn-1t, tiny-2t, ...",
     "preload_workload with and without the recorder: time ratio and trace size", false};
 
@@ -129,7 +138,18 @@ int main(int argc, char** argv) {
              stderr);
   return 2;
 #endif
-  const strata::bench::TableOptions opt = strata::bench::parseTableOptions(kProgram, argc, argv);
+  // --sites is this program's own; the rest is the table programs' common command line.
+  bool sites = false;
+  std::vector<char*> args;
+  for (int i = 0; i < argc; ++i) {
+    if (i > 0 && std::strcmp(argv[i], "--sites") == 0) {
+      sites = true;
+    } else {
+      args.push_back(argv[i]);
+    }
+  }
+  const strata::bench::TableOptions opt =
+      strata::bench::parseTableOptions(kProgram, static_cast<int>(args.size()), args.data());
   const double scale = opt.quick ? 0.05 : 1.0;
   const std::string dir = programDirectory();
   const std::string program = dir + "/preload_workload";
@@ -158,13 +178,16 @@ int main(int argc, char** argv) {
   std::printf("Recording overhead on preload_workload (glibc malloc): median of %d rounds%s\n",
               opt.runs, opt.quick ? " (--quick: 1/20 size)" : "");
   const char* clock = std::getenv("STRATA_TRACE_CLOCK");
-  std::printf("recorder: %s, clock %s (STRATA_TRACE_CLOCK)\n", recorder.c_str(),
-              clock != nullptr ? clock : "default: tsc where the kernel's clocksource is the TSC");
+  std::printf("recorder: %s, clock %s (STRATA_TRACE_CLOCK), allocation sites %s\n",
+              recorder.c_str(),
+              clock != nullptr ? clock : "default: tsc where the kernel's clocksource is the TSC",
+              sites ? "on (--sites)" : "off");
   std::printf("ms = the workload's wall time; ratio = median over the rounds of recorded/plain "
               "within each round (target < 2);\ncpu ratio = the same for the process's user+system "
               "time (less disturbed by other load on the machine)\n\n");
-  std::printf("%-15s %9s %9s %6s %6s %10s %9s %8s %9s\n", "workload", "plain ms", "rec. ms",
-              "ratio", "cpu", "events", "trace MiB", "B/event", "Mevents/s");
+  std::printf("%-15s %9s %9s %6s %6s %10s %9s %8s %9s%s\n", "workload", "plain ms", "rec. ms",
+              "ratio", "cpu", "events", "trace MiB", "B/event", "Mevents/s",
+              sites ? "    sites" : "");
   int failures = 0;
   for (const Workload* w : workloads) {
     std::vector<double> plain, rec, ratios, cpuRatios;
@@ -174,11 +197,11 @@ int main(int argc, char** argv) {
       // Alternate which goes first, so drift in the machine's speed cancels.
       Sample p, r;
       if (round % 2 == 0) {
-        p = runOnce(program, *w, scale, "", tracePath);
-        r = runOnce(program, *w, scale, recorder, tracePath);
+        p = runOnce(program, *w, scale, "", tracePath, sites);
+        r = runOnce(program, *w, scale, recorder, tracePath, sites);
       } else {
-        r = runOnce(program, *w, scale, recorder, tracePath);
-        p = runOnce(program, *w, scale, "", tracePath);
+        r = runOnce(program, *w, scale, recorder, tracePath, sites);
+        p = runOnce(program, *w, scale, "", tracePath, sites);
       }
       if (!p.ok || !r.ok) {
         error = !p.ok ? "plain: " + p.error : "recorded: " + r.error;
@@ -196,12 +219,14 @@ int main(int argc, char** argv) {
       continue;
     }
     const double recMs = strata::bench::median(rec);
-    std::printf("%-15s %9.1f %9.1f %6.2f %6.2f %10llu %9.1f %8.2f %9.1f\n", w->label().c_str(),
+    std::printf("%-15s %9.1f %9.1f %6.2f %6.2f %10llu %9.1f %8.2f %9.1f", w->label().c_str(),
                 strata::bench::median(plain), recMs, strata::bench::median(ratios),
                 strata::bench::median(cpuRatios), last.events,
                 static_cast<double>(last.bytes) / (1024.0 * 1024.0),
                 static_cast<double>(last.bytes) / static_cast<double>(last.events),
                 static_cast<double>(last.events) / (recMs * 1000.0));
+    if (sites) std::printf(" %8llu", last.sites);
+    std::printf("\n");
   }
   ::rmdir(tmpl);
   return failures == 0 ? 0 : 1;

@@ -67,7 +67,8 @@ void readProgram(TraceReport& t) {
   if (t.pid == 0) t.pid = pidSuffix(t.path);
 }
 
-// Records the command into dir/<name>.trace with `strata record`; returns the trace path.
+// Records the command into dir/<name>.trace with `strata record` (with allocation sites for
+// --sites); returns the trace path.
 std::string recordCommand(const Options& o) {
   const std::string name = fileSafe(fs::path(o.command[0]).filename().string());
   const std::string trace = (fs::path(o.outDir) / (name + ".trace")).string();
@@ -77,7 +78,9 @@ std::string recordCommand(const Options& o) {
   std::fprintf(stderr, "%s: recording %s into %s\n", o.who.c_str(),
                support::shellLine(o.command).c_str(), trace.c_str());
   support::ChildSpec spec;
-  spec.argv = {support::selfExe(), "record", "-o", trace, "--"};
+  spec.argv = {support::selfExe(), "record", "-o", trace};
+  if (o.sites) spec.argv.push_back("--sites");  // the table --sites shows needs them
+  spec.argv.push_back("--");
   spec.argv.insert(spec.argv.end(), o.command.begin(), o.command.end());
   spec.stdinPath.clear();  // the recorded run is the user's own: it keeps the terminal
   // With --json, stdout is the JSON document alone: the program's output goes to a file.

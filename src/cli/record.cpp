@@ -28,7 +28,7 @@ namespace {
 
 constexpr std::string_view kHelp =
     "usage: strata record [-o FILE] [--clock tsc|fine|coarse] [--touch-min SIZE|off]\n"
-    "                     [--touch-all] -- COMMAND [ARGS...]\n"
+    "                     [--touch-all] [--sites] -- COMMAND [ARGS...]\n"
     "\n"
     "Runs COMMAND with Strata's recorder preloaded and writes every malloc, calloc, realloc,\n"
     "free, aligned allocation and operator new/delete it makes (and its reap/region calls when\n"
@@ -50,6 +50,10 @@ constexpr std::string_view kHelp =
     "                           Objects of a size the program keeps writing whole are\n"
     "                           measured one in 16 (the others count as touched whole)\n"
     "  --touch-all              measure every such object\n"
+    "  --sites                  also record where each object was allocated: the stack of\n"
+    "                           return addresses (up to 8 deep) at each allocating call, and\n"
+    "                           the loaded objects, for `strata stats --sites`. Walking the\n"
+    "                           stack makes each allocation much slower (docs/recording.md)\n"
     "\n"
     "Every other process COMMAND starts (fork, or programs it runs) writes FILE.<pid>. A\n"
     "program that crashes, is killed or calls _exit leaves a valid trace of everything up to\n"
@@ -145,12 +149,16 @@ bool summarise(const TraceFile& t) {
     return false;
   }
   std::fprintf(stderr,
-               "strata record: %s%s: %llu events, %llu objects, %llu threads, %llu bytes, %s\n",
+               "strata record: %s%s: %llu events, %llu objects, %llu threads, %s%llu bytes, %s\n",
                t.path.c_str(),
                t.pid != 0 ? (" (process " + std::to_string(t.pid) + ")").c_str() : "",
                static_cast<unsigned long long>(reader.eventsRead()),
                static_cast<unsigned long long>(reader.objects()),
                static_cast<unsigned long long>(reader.threads()),
+               reader.hasSites() ? (std::to_string(reader.sites().siteCount()) + " sites, " +
+                                    std::to_string(reader.sites().moduleCount()) + " modules, ")
+                                       .c_str()
+                                 : "",
                static_cast<unsigned long long>(reader.bytesRead()),
                reader.complete() ? "complete"
                                  : "incomplete (no trailer: the process crashed or was killed; "
@@ -162,8 +170,10 @@ bool summarise(const TraceFile& t) {
 // the pipe and exits 127.
 [[noreturn]] void execRecorded(char* const* command, const std::string& preload,
                                const std::string& file, const std::string& clock,
-                               const std::string& touchMin, bool touchAll, int errPipe) {
+                               const std::string& touchMin, bool touchAll, bool sites,
+                               int errPipe) {
   if (!clock.empty()) ::setenv("STRATA_TRACE_CLOCK", clock.c_str(), 1);
+  if (sites) ::setenv("STRATA_TRACE_SITES", "1", 1);
   if (!touchMin.empty()) ::setenv("STRATA_TRACE_TOUCH_MIN", touchMin.c_str(), 1);
   if (touchAll) ::setenv("STRATA_TRACE_TOUCH_ALL", "1", 1);
   ::setenv("LD_PRELOAD", preload.c_str(), 1);
@@ -180,11 +190,13 @@ bool summarise(const TraceFile& t) {
 int runRecord(std::span<char* const> args) {
   std::string output, clock, touchMin;
   bool touchAll = false;
+  bool sites = false;
   static constexpr support::OptionSpec kOptions[] = {
       {"--output", true, "-o", "a FILE"},
       {"--clock", true, {}, "tsc, fine or coarse"},
       {"--touch-min", true, {}, "a SIZE or off"},
-      {"--touch-all", false, {}, {}}};
+      {"--touch-all", false, {}, {}},
+      {"--sites", false}};
   support::ParsedArgs parsed;
   if (std::string err = support::parseArgs(args, kOptions, parsed); !err.empty())
     return usageError(err);
@@ -196,6 +208,8 @@ int runRecord(std::span<char* const> args) {
       if (output.empty()) return usageError("the output FILE is empty");
     } else if (o.name == "--touch-all") {
       touchAll = true;
+    } else if (o.name == "--sites") {
+      sites = true;
     } else if (o.name == "--touch-min") {
       if (o.value == "off") {
         touchMin = "off";
@@ -268,7 +282,7 @@ int runRecord(std::span<char* const> args) {
   }
   if (child == 0) {
     ::close(errPipe[0]);
-    execRecorded(command, preload, file, clock, touchMin, touchAll, errPipe[1]);
+    execRecorded(command, preload, file, clock, touchMin, touchAll, sites, errPipe[1]);
   }
   ::close(errPipe[1]);
   // Ctrl-C and Ctrl-\ reach the whole foreground group: the program decides what they do,

@@ -11,6 +11,7 @@
 #include "events.hpp"
 #include "large.hpp"
 #include "merger.hpp"
+#include "sites.hpp"
 #include "thread_ring.hpp"
 #include "touch.hpp"
 #include "touch_sampling.hpp"
@@ -20,9 +21,14 @@ namespace strata::record {
 // The lock paths of recordCreate and recordRelease: stamp now, take the lock, merge the
 // rings, then createLocked / releaseLocked for the calling thread. The table slot is loaded
 // first (prefetch, and for a release touch), so that its cache miss overlaps the clock read
-// and is over before the lock is taken.
+// and is over before the lock is taken. With allocation sites on, every create comes here
+// (there are no rings) and goes to the sites unit instead.
 [[gnu::always_inline]] inline void logCreate(Op op, uint8_t flags, uint64_t size, void* p,
                                              unsigned align) {
+  if (gSites.on) [[unlikely]] {
+    logCreateWithSite(op, flags, size, p, align);
+    return;
+  }
   gCore.map.prefetch(reinterpret_cast<uintptr_t>(p));
   const uint64_t t = nowNs();
   {

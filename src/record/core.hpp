@@ -127,27 +127,29 @@ inline uint64_t eventTime(uint64_t t) {
 
 // Appends one event (under the lock) stamped with time t; returns the id a creating event
 // got. Through the writer's unchecked path: every event here is well formed by construction
-// (the flags each call site sets are the ones its op allows, and object / target ids come
-// from the address map, which holds only ids the writer handed out).
+// (the flags each call site sets are the ones its op allows, object / target ids come from
+// the address map, which holds only ids the writer handed out, and a site is one the site
+// table had the writer define, or kNoSite).
 inline uint64_t appendAs(uint32_t thread, Op op, uint8_t flags, uint64_t t, uint64_t size,
-                         uint64_t object, uint64_t target, unsigned align) {
+                         uint64_t object, uint64_t target, unsigned align,
+                         uint64_t site = strata::trace::kNoSite) {
   return gCore.writer->appendUnchecked(op, flags, thread, eventTime(t) - gCore.hot.startNs,
-                                       object, target, size, static_cast<uint8_t>(align));
+                                       object, target, size, static_cast<uint8_t>(align), site);
 }
 // appendAs for the two commonest events (the writer's straight-line forms): a creating op
 // without a target, and the release of a known object.
 inline uint64_t appendCreateAs(uint32_t thread, Op op, uint8_t flags, uint64_t t, uint64_t size,
-                               unsigned align) {
+                               unsigned align, uint64_t site = strata::trace::kNoSite) {
   return gCore.writer->appendCreate(op, flags, thread, eventTime(t) - gCore.hot.startNs, size,
-                                    static_cast<uint8_t>(align));
+                                    static_cast<uint8_t>(align), site);
 }
 inline void appendReleaseAs(uint32_t thread, Op op, uint64_t t, uint64_t object) {
   gCore.writer->appendRelease(op, thread, eventTime(t) - gCore.hot.startNs, object);
 }
 // appendAs for the calling thread.
 inline uint64_t append(Op op, uint8_t flags, uint64_t t, uint64_t size, uint64_t object,
-                       uint64_t target, unsigned align) {
-  return appendAs(threadIndex(), op, flags, t, size, object, target, align);
+                       uint64_t target, unsigned align, uint64_t site = strata::trace::kNoSite) {
+  return appendAs(threadIndex(), op, flags, t, size, object, target, align, site);
 }
 
 // ceil(log2(a)) for an alignment (a of 0 or 1 gives 0).

@@ -2,6 +2,7 @@
 // merge, all under the recorder's lock.
 #include "events.hpp"
 
+#include "sites.hpp"
 #include "touch.hpp"
 #include "touch_sampling.hpp"
 
@@ -86,8 +87,12 @@ void drainOwnRing(Ring* r) noexcept {
 // prepared when it is large: its part beyond the old size is unspecified and given back; the
 // part up to the old size holds the old contents, and counts as touched wherever the copy
 // made it resident (an old object that was large but not prepared leaves the new one
-// unprepared: its pages say nothing).
+// unprepared: its pages say nothing). With sites on, the stack is walked first, outside the
+// lock, and the new object's event (or the failed one's) carries its site.
 void* recordResize(Op op, void* old, uint64_t size, void* (*call)(void*, size_t)) noexcept {
+  SiteStack stack;
+  if (gSites.on) [[unlikely]]
+    captureSite(&stack);
   const uint64_t t = nowNs();
   Locked lock;
   const bool recordingNow = on();
@@ -116,26 +121,27 @@ void* recordResize(Op op, void* old, uint64_t size, void* (*call)(void*, size_t)
                   releasePages(q, e.size, size, gLarge.pageSize);
   }
   drainRings();
+  const uint64_t site = siteOf(stack);
   if (!known) {  // the old block is unknown: the result is simply a new object
     if (q != nullptr && size >= gLarge.threshold) [[unlikely]]
       gLarge.prepared.remove(newAddr);
-    if (q != nullptr) createLocked(threadIndex(), Op::Malloc, 0, t, size, newAddr, 0);
+    if (q != nullptr) createLocked(threadIndex(), Op::Malloc, 0, t, size, newAddr, 0, site);
     return q;
   }
   const uint64_t oldId = e.id;
   if (q == nullptr) {
     if (size != 0) {  // the old block is untouched (realloc(p, 0) freed it)
-      append(op, kFlagFailed, t, size, kNoObject, oldId, 0);
+      append(op, kFlagFailed, t, size, kNoObject, oldId, 0, site);
       gCore.map.insert(e);
       if (oldPrepared != 0) gLarge.prepared.add(oldAddr, oldPrepared);
       return q;
     }
     if (touched != kNoTouch) append(Op::Touch, 0, t, touched, oldId, kNoObject, 0);
-    append(op, kFlagFailed, t, size, kNoObject, oldId, 0);
+    append(op, kFlagFailed, t, size, kNoObject, oldId, 0, site);
     return q;
   }
   if (touched != kNoTouch) append(Op::Touch, 0, t, touched, oldId, kNoObject, 0);
-  const uint64_t id = append(op, 0, t, size, kNoObject, oldId, 0);
+  const uint64_t id = append(op, 0, t, size, kNoObject, oldId, 0, site);
   if (size >= gLarge.threshold) [[unlikely]]
     noteLarge(newAddr, size, newPrepared && id < Writer::kRejected);
   if (id < Writer::kRejected)

@@ -53,12 +53,13 @@ struct Parked {
 // Logs (under the lock) a creating call of thread `thread`, stamped t, that returned p, with
 // its flags already complete (kFlagAligned, kFlagFailed, kFlagNull, and kRawMark when p was
 // prepared), and maps p to its id; then a release parked for p by another thread, if any.
-// Inline, as releaseLocked: with the lock paths of calls.hpp and the merge, these are the
-// recorder's per-event work.
+// site: the call's allocation site (sites.hpp), kNoSite without. Inline, as releaseLocked:
+// with the lock paths of calls.hpp and the merge, these are the recorder's per-event work.
 [[gnu::always_inline]] inline void createLocked(uint32_t thread, Op op, uint8_t flags, uint64_t t,
-                                                uint64_t size, uintptr_t p, unsigned align) {
+                                                uint64_t size, uintptr_t p, unsigned align,
+                                                uint64_t site = strata::trace::kNoSite) {
   flags &= static_cast<uint8_t>(~kRawMark);
-  const uint64_t id = appendCreateAs(thread, op, flags, t, size, align);
+  const uint64_t id = appendCreateAs(thread, op, flags, t, size, align, site);
   if (p != 0 && id < Writer::kRejected) {
     gCore.map.insert(Entry{p, id, size, makeMeta(kNoObject, false, align)});
     if (gParked.count != 0) [[unlikely]]

@@ -11,6 +11,7 @@
 #include "lifecycle.hpp"
 #include "mapped_memory.hpp"
 #include "merger.hpp"
+#include "sites.hpp"
 
 namespace strata::record {
 
@@ -22,6 +23,7 @@ using strata::trace::kFlagNull;
 // cannot write the parent's pending events a second time.
 void beforeFork() noexcept {
   if (gCore.state.load(std::memory_order_acquire) != kOn) return;
+  sitesBeforeFork();
   gCore.hot.lock.lock();
   tHoldsLock = true;
   drainRings();
@@ -108,6 +110,7 @@ void afterForkChild() noexcept {
   resetRingsAfterFork();
   forgetParked();  // releases the parent merged are the parent's trace's business
   resetMergerAfterFork();  // the parent's merger is not the child's
+  sitesAfterForkChild();
   if (gCore.state.load(std::memory_order_acquire) != kOn) return;
   Guard g;
   ::close(gTraceFile.fd);

@@ -19,6 +19,7 @@
 #include "mapped_memory.hpp"
 #include "merger.hpp"
 #include "touch_sampling.hpp"
+#include "sites.hpp"
 #include "threads.hpp"
 
 namespace strata::record {
@@ -63,12 +64,14 @@ void startWriter() noexcept {
   gCore.hot.nextThread = 0;
   ++gCore.hot.generation;
   gCore.writer = new (gCore.writerStorage) Writer(gCore.buffer, kBufferBytes,
-                                                 strata::trace::FdSink{gTraceFile.fd});
+                                                 strata::trace::FdSink{gTraceFile.fd},
+                                                 siteBuffer());
   char exe[strata::trace::kMaxProgramPath + 1];
   const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
   exe[n > 0 ? n : 0] = '\0';
   gCore.writer->program(static_cast<uint64_t>(gTraceFile.pid), static_cast<uint64_t>(::getppid()),
                         exe);
+  startSites();
 }
 
 namespace {
@@ -128,6 +131,7 @@ void finishTrace() noexcept {
   if (gCore.state.load(std::memory_order_acquire) != kOn) return;
   // A vfork child: not ours.
   if (static_cast<pid_t>(::syscall(SYS_getpid)) != gTraceFile.pid) return;
+  noteLoadedModules();
   Locked lock;
   if (!on()) return;
   drainRings();
@@ -185,6 +189,13 @@ __attribute__((constructor(101))) void startRecorder() {
     return;
   }
   ::strcpy(gTraceFile.path, file);
+  // Allocation sites: creates take the lock path, so the rings are left off.
+  if (sitesWanted(::getenv("STRATA_TRACE_SITES")) && !initSites()) {
+    static const char kMsg[] =
+        "strata-record: no memory for allocation sites; recording without them\n";
+    const ssize_t ignored = ::write(2, kMsg, sizeof kMsg - 1);
+    (void)ignored;
+  }
   const char* clock = ::getenv("STRATA_TRACE_CLOCK");
   if (clock != nullptr && ::strcmp(clock, "coarse") == 0) {
     startClock(ClockKind::kCoarse);
@@ -192,7 +203,7 @@ __attribute__((constructor(101))) void startRecorder() {
     startClock(ClockKind::kFine);
   } else if (tscUsable()) {  // unset, "tsc" or anything else: tsc where it can be trusted
     startClock(ClockKind::kTsc);
-    enableRings();
+    if (!gSites.on) enableRings();
   }
   gTraceFile.pid = static_cast<pid_t>(::syscall(SYS_getpid));
   // STRATA_TRACE_PID names the process that writes FILE itself; when recording without

@@ -7,6 +7,7 @@
 
 #include "events.hpp"
 #include "mapped_memory.hpp"
+#include "sites.hpp"
 
 namespace strata::record {
 
@@ -23,16 +24,16 @@ uint64_t reapId(const void* h) {
                                                                                     : kNoObject;
 }
 
-// recordReapMalloc under the lock, stamped t.
-void reapMallocLocked(uint64_t t, const void* r, uint64_t size, void* p) {
+// recordReapMalloc under the lock, stamped t, from allocation site `site`.
+void reapMallocLocked(uint64_t t, const void* r, uint64_t size, void* p, uint64_t site) {
   const uint64_t rid = reapId(r);
   if (rid == kNoObject) {
     if (p == nullptr) return;
-    createLocked(threadIndex(), Op::Malloc, 0, t, size, reinterpret_cast<uintptr_t>(p), 0);
+    createLocked(threadIndex(), Op::Malloc, 0, t, size, reinterpret_cast<uintptr_t>(p), 0, site);
     return;
   }
   const uint64_t id = append(Op::ReapMalloc, p == nullptr ? kFlagFailed : 0, t, size, kNoObject,
-                             rid, 0);
+                             rid, 0, site);
   if (p != nullptr && id < Writer::kRejected)
     gCore.map.insert(Entry{reinterpret_cast<uintptr_t>(p), id, size, makeMeta(rid, false, 0)});
 }
@@ -107,7 +108,10 @@ struct ReapSet {
 
 }  // namespace
 
+// The creating calls walk their stack first when sites are on (sites.hpp).
 void recordReapCreate(const void* parent, void* r) noexcept {
+  SiteStack stack;
+  if (gSites.on) captureSite(&stack);
   const uint64_t t = nowNs();
   Locked lock;
   if (!on()) return;
@@ -115,18 +119,20 @@ void recordReapCreate(const void* parent, void* r) noexcept {
   const uint64_t parentId = reapId(parent);
   uint8_t flags = parentId == kNoObject ? kFlagNull : 0;
   if (r == nullptr) flags |= kFlagFailed;
-  const uint64_t id = append(Op::ReapCreate, flags, t, 0, kNoObject, parentId, 0);
+  const uint64_t id = append(Op::ReapCreate, flags, t, 0, kNoObject, parentId, 0, siteOf(stack));
   if (r != nullptr && id < Writer::kRejected)
     gCore.map.insert(
         Entry{reinterpret_cast<uintptr_t>(r), id, parentId, makeMeta(kNoObject, true, 0)});
 }
 
 void recordReapMalloc(const void* r, uint64_t size, void* p) noexcept {
+  SiteStack stack;
+  if (gSites.on) captureSite(&stack);
   const uint64_t t = nowNs();
   Locked lock;
   if (!on()) return;
   drainRings();
-  reapMallocLocked(t, r, size, p);
+  reapMallocLocked(t, r, size, p, siteOf(stack));
 }
 
 void recordReapFree(const void* r, void* p) noexcept {
@@ -157,6 +163,8 @@ void recordReapClear(const void* r, bool destroy) noexcept {
 // again, log.
 void* recordReapRealloc(strata_reap* r, void* p, size_t size,
                         void* (*real)(strata_reap*, void*, size_t)) noexcept {
+  SiteStack stack;
+  if (gSites.on) captureSite(&stack);
   const uint64_t t = nowNs();
   Locked lock;
   const bool recordingNow = on();
@@ -179,9 +187,10 @@ void* recordReapRealloc(strata_reap* r, void* p, size_t size,
   lock.keepErrno();
   if (!recordingNow) return q;
   drainRings();
+  const uint64_t site = siteOf(stack);
   if (!matches) {
     // reap_realloc(r, NULL, n), or p unknown: at most a new object.
-    if (p == nullptr || q != nullptr) reapMallocLocked(t, r, size, q);
+    if (p == nullptr || q != nullptr) reapMallocLocked(t, r, size, q, site);
     return q;
   }
   const uint64_t oldId = e.id;
@@ -190,11 +199,11 @@ void* recordReapRealloc(strata_reap* r, void* p, size_t size,
     return q;
   }
   if (q == nullptr) {  // failed: p is untouched
-    append(Op::ReapMalloc, kFlagFailed, t, size, kNoObject, rid, 0);
+    append(Op::ReapMalloc, kFlagFailed, t, size, kNoObject, rid, 0, site);
     gCore.map.insert(e);
     return q;
   }
-  const uint64_t id = append(Op::ReapMalloc, 0, t, size, kNoObject, rid, 0);
+  const uint64_t id = append(Op::ReapMalloc, 0, t, size, kNoObject, rid, 0, site);
   append(Op::ReapFree, 0, t, 0, oldId, rid, 0);
   if (id < Writer::kRejected)
     gCore.map.insert(Entry{reinterpret_cast<uintptr_t>(q), id, size, makeMeta(rid, false, 0)});

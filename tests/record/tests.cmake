@@ -9,14 +9,22 @@
 # The recorder's units on their own, in every build, linked with the same static library of
 # them as the recorder (strata_record_parts): record_touch_test the page logic (touch.cpp),
 # record_object_map_test the address map, record_rings_test the per-thread event rings and
-# their merge, record_prepared_table_test the lock-free table of measured large objects.
-foreach(unit record_touch record_object_map record_rings record_prepared_table)
+# their merge, record_prepared_table_test the lock-free table of measured large objects,
+# record_site_table_test the interning of stacks, record_stack_walk_test the stack walk and
+# the loaded-object scan (with record_sites_plugin, a library to load).
+add_library(record_sites_plugin MODULE ${CMAKE_CURRENT_LIST_DIR}/sites_plugin.c)
+target_compile_options(record_sites_plugin PRIVATE -O0 -g -fno-builtin -Wall -Wextra -Werror)
+foreach(unit record_touch record_object_map record_rings record_prepared_table record_site_table
+        record_stack_walk)
   add_executable(${unit}_test ${CMAKE_CURRENT_LIST_DIR}/${unit}_test.cpp)
   target_compile_options(${unit}_test PRIVATE -Wall -Wextra -Werror)
   target_link_libraries(${unit}_test PRIVATE strata_record_parts GTest::gtest GTest::gtest_main
                         Threads::Threads)
   gtest_discover_tests(${unit}_test DISCOVERY_TIMEOUT 60)
 endforeach()
+target_compile_definitions(record_stack_walk_test PRIVATE
+  RECORD_SITES_PLUGIN="$<TARGET_FILE:record_sites_plugin>")
+add_dependencies(record_stack_walk_test record_sites_plugin)
 if(TARGET strata_cli AND TARGET strata_record)
   set(strata_rec_dir ${CMAKE_CURRENT_LIST_DIR})
   add_executable(record_test ${strata_rec_dir}/record_test.cpp)
@@ -55,4 +63,47 @@ if(TARGET strata_cli AND TARGET strata_record)
   # after many (merger.hpp): the programs above are too small to start it on their own.
   gtest_discover_tests(record_test TEST_PREFIX "merger." DISCOVERY_TIMEOUT 60
                        PROPERTIES TIMEOUT 300 ENVIRONMENT "STRATA_TRACE_MERGER=1")
+
+  # record_sites_test: `strata record --sites` on sites_program, a C program built with debug
+  # information three ways: with frame pointers, without (as Debian builds its programs), and
+  # without frame pointers or unwind tables (a stack the walk cannot go past). -O0: every
+  # call stays on its line and none becomes a tail call.
+  if(NOT STRATA_SANITIZE)
+    add_executable(record_sites_test ${strata_rec_dir}/record_sites_test.cpp)
+    target_compile_options(record_sites_test PRIVATE -Wall -Wextra -Werror)
+    target_link_libraries(record_sites_test PRIVATE strata::strata GTest::gtest GTest::gtest_main)
+    add_dependencies(record_sites_test strata_cli strata_record record_sites_plugin)
+    # `strata compare` (one test) replays on glibc: the replayer and the probe.
+    foreach(dep strata_replayer strata_probe)
+      if(TARGET ${dep})
+        add_dependencies(record_sites_test ${dep})
+      endif()
+    endforeach()
+    set(strata_sites_fp_flags -fno-omit-frame-pointer)
+    set(strata_sites_nofp_flags -fomit-frame-pointer)
+    set(strata_sites_nounwind_flags -fomit-frame-pointer -fno-asynchronous-unwind-tables
+        -fno-unwind-tables)
+    foreach(build fp nofp nounwind)
+      add_executable(record_sites_${build}_program ${strata_rec_dir}/sites_program.c)
+      target_compile_options(record_sites_${build}_program PRIVATE -O0 -g -fno-builtin
+                             ${strata_sites_${build}_flags} -Wall -Wextra -Werror)
+      target_link_libraries(record_sites_${build}_program PRIVATE Threads::Threads
+                            ${CMAKE_DL_LIBS})
+      add_dependencies(record_sites_test record_sites_${build}_program)
+    endforeach()
+    target_compile_definitions(record_sites_test PRIVATE
+      STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>"
+      RECORD_SITES_FP="$<TARGET_FILE:record_sites_fp_program>"
+      RECORD_SITES_NOFP="$<TARGET_FILE:record_sites_nofp_program>"
+      RECORD_SITES_NOUNWIND="$<TARGET_FILE:record_sites_nounwind_program>"
+      RECORD_SITES_SOURCE="${strata_rec_dir}/sites_program.c"
+      RECORD_SITES_PLUGIN="$<TARGET_FILE:record_sites_plugin>"
+      RECORD_SITES_PLUGIN_SOURCE="${strata_rec_dir}/sites_plugin.c")
+    if(TARGET record_sequence_program)  # every entry point, reaps and regions included
+      target_compile_definitions(record_sites_test PRIVATE
+        RECORD_SEQUENCE="$<TARGET_FILE:record_sequence_program>")
+      add_dependencies(record_sites_test record_sequence_program)
+    endif()
+    gtest_discover_tests(record_sites_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
+  endif()
 endif()
