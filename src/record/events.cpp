@@ -24,7 +24,7 @@ void ageParked() {
 
 // What a merge does with each ring event: the same as the lock paths do with a call.
 struct ApplyToTrace {
-  void prefetch(uint64_t addr) const { gCore.map.prefetchLocked(addr); }
+  void prefetch(uint64_t addr) const { gCore.map.prefetch(addr); }
   void operator()(uint32_t thread, const RawEvent& e) const {
     const uint64_t t = tscToNsLocked(e.tsc);
     const Op op = static_cast<Op>(e.op);

@@ -87,8 +87,6 @@ class HashTable {
     if (slots == nullptr) return;
     __builtin_prefetch(&slots[homeSlot(addr, mask, shift)], 1);
   }
-  // prefetch() for the lock's holder (the merge), which reads the table's shape as it is.
-  void prefetchLocked(uintptr_t addr) const { __builtin_prefetch(&slots_[home(addr)], 1); }
   // Loads addr's home slot, without the lock, so that its cache miss is over before the
   // caller takes the lock (the lock's atomic exchange waits for earlier loads, not for
   // prefetches): other threads then do not wait for that miss too. The table may be growing

@@ -62,7 +62,6 @@ class ObjectMap {
   // Maps the tables, `slots` (a power of two) in the main one; false when out of memory.
   bool init(size_t slots);
   void prefetch(uintptr_t addr) const { main_.prefetch(addr); }
-  void prefetchLocked(uintptr_t addr) const { main_.prefetchLocked(addr); }
   void touch(uintptr_t addr) const { main_.touch(addr); }
   // Fills *out with addr's entry; false when addr is not known.
   bool find(uintptr_t addr, Entry* out) {
