@@ -10,7 +10,6 @@
 
 #include "events.hpp"
 #include "large.hpp"
-#include "merger.hpp"
 #include "sites.hpp"
 #include "thread_ring.hpp"
 #include "touch.hpp"
@@ -31,27 +30,19 @@ namespace strata::record {
   }
   gCore.map.prefetch(reinterpret_cast<uintptr_t>(p));
   const uint64_t t = nowNs();
-  {
-    Locked lock;
-    if (!on()) return;
-    drainRings();
-    createLocked(threadIndex(), op, flags, t, size, reinterpret_cast<uintptr_t>(p), align);
-    if (!mergerDue()) [[likely]] return;
-  }
-  startMerger();
+  Locked lock;
+  if (!on()) return;
+  drainRings();
+  createLocked(threadIndex(), op, flags, t, size, reinterpret_cast<uintptr_t>(p), align);
 }
 inline void logRelease(Op op, void* p, uint64_t touched) {
   gCore.map.prefetch(reinterpret_cast<uintptr_t>(p));
   const uint64_t t = nowNs();
   gCore.map.touch(reinterpret_cast<uintptr_t>(p));
-  {
-    Locked lock;
-    if (!on()) return;
-    drainRings();
-    releaseLocked(threadIndex(), op, t, reinterpret_cast<uintptr_t>(p), touched);
-    if (!mergerDue()) [[likely]] return;
-  }
-  startMerger();
+  Locked lock;
+  if (!on()) return;
+  drainRings();
+  releaseLocked(threadIndex(), op, t, reinterpret_cast<uintptr_t>(p), touched);
 }
 
 // Logs a creating call (malloc, calloc, memalign, new, realloc(NULL, n)) that returned p.

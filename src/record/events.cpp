@@ -53,12 +53,11 @@ void park(uint32_t thread, Op op, uintptr_t p, uint64_t touched) noexcept {
   gParked.items[gParked.count++] = ParkedRelease{p, touched, thread, op, 0};
 }
 
-uint64_t drainRingsSlow(bool everything, uint64_t limit) noexcept {
+void drainRingsSlow(bool everything) noexcept {
   const uint64_t bound = everything ? ~uint64_t{0} : mergeBound();
   ApplyToTrace apply;
-  const uint64_t handed = gRings.set.merge(bound, apply, limit);
+  gRings.set.merge(bound, apply);
   if (gParked.count != 0) ageParked();
-  return handed;
 }
 
 void drainOwnRing(Ring* r) noexcept {

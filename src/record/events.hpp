@@ -90,10 +90,7 @@ inline void releaseLocked(uint32_t thread, Op op, uint64_t t, uintptr_t p, uint6
 // Writes every ring's published events stamped before now (everything: whatever their stamp)
 // into the map and the trace, in time-stamp order, under the lock with the state kOn. Events
 // published later, or stamped after the merge began, stay for the next merge.
-// At most `limit` ring events are applied (the merger's batches); the rest stay for the next
-// merge. Returns how many were.
-[[gnu::noinline]] uint64_t drainRingsSlow(bool everything = false,
-                                          uint64_t limit = ~uint64_t{0}) noexcept;
+[[gnu::noinline]] void drainRingsSlow(bool everything = false) noexcept;
 
 // drainRingsSlow when any ring exists (under the lock, state kOn): every path that writes an
 // event directly calls it first, so that the events threads logged before are written first.

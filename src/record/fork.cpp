@@ -10,7 +10,6 @@
 #include "events.hpp"
 #include "lifecycle.hpp"
 #include "mapped_memory.hpp"
-#include "merger.hpp"
 #include "sites.hpp"
 
 namespace strata::record {
@@ -109,7 +108,6 @@ void afterForkChild() noexcept {
   // reuse (the parent writes their events). The forking thread keeps its ring, emptied too.
   resetRingsAfterFork();
   forgetParked();  // releases the parent merged are the parent's trace's business
-  resetMergerAfterFork();  // the parent's merger is not the child's
   sitesAfterForkChild();
   if (gCore.state.load(std::memory_order_acquire) != kOn) return;
   Guard g;

@@ -17,7 +17,6 @@
 #include "events.hpp"
 #include "large.hpp"
 #include "mapped_memory.hpp"
-#include "merger.hpp"
 #include "touch_sampling.hpp"
 #include "sites.hpp"
 #include "threads.hpp"
@@ -226,7 +225,6 @@ __attribute__((constructor(101))) void startRecorder() {
   gLarge.threshold = largeThreshold(::getenv("STRATA_TRACE_TOUCH_MIN"));
   const char* all = ::getenv("STRATA_TRACE_TOUCH_ALL");
   gTouchSampling.all = all != nullptr && all[0] != '\0' && ::strcmp(all, "0") != 0;
-  configureMerger(::getenv("STRATA_TRACE_MERGER"));
   strata::record::initThreadHooks({threadStarted, threadEnded});
   startWriter();
   installSignalHandlers();

@@ -39,9 +39,8 @@ struct RawEvent {
   uint8_t flags;
   uint8_t align;
 };
-// Events per ring: 2048 x 32 bytes, room for about 100 us of a thread allocating flat out,
-// while the merger (merger.hpp) sleeps or serves another ring. A thread whose ring is full
-// merges every ring.
+// Events per ring: 2048 x 32 bytes (the merge's batch: its cache misses in the address map
+// overlap, prefetched ahead). A thread whose ring is full merges every ring.
 inline constexpr uint64_t kRingEvents = 2048;
 
 // A single-producer ring: the owning thread writes events and publishes them with a release
@@ -113,10 +112,9 @@ class RingSet {
   // Hands every ring's published events stamped at or below bound to
   // apply(thread, const RawEvent&), in time-stamp order (a k-way merge over the rings), and
   // hands their slots back. apply.prefetch(addr) is called for the addresses of events a few
-  // ahead, so that the cache misses of apply's lookups overlap. At most `limit` events are
-  // handed on; the rest stay for the next merge. Returns how many were.
+  // ahead, so that the cache misses of apply's lookups overlap.
   template <class Apply>
-  uint64_t merge(uint64_t bound, Apply& apply, uint64_t limit = ~uint64_t{0});
+  void merge(uint64_t bound, Apply& apply);
 
  private:
   struct Cursor {
@@ -134,7 +132,7 @@ class RingSet {
 };
 
 template <class Apply>
-uint64_t RingSet::merge(uint64_t bound, Apply& apply, uint64_t limit) {
+void RingSet::merge(uint64_t bound, Apply& apply) {
   size_t n = 0;
   for (Ring* r = first_; r != nullptr; r = r->next) {
     const uint64_t end = r->head.load(std::memory_order_acquire);
@@ -144,8 +142,7 @@ uint64_t RingSet::merge(uint64_t bound, Apply& apply, uint64_t limit) {
     for (uint64_t i = pos; i < end && i < pos + kPrefetchAhead; ++i)
       apply.prefetch(r->events[i % kRingEvents].addr);
   }
-  uint64_t handed = 0;
-  for (; n != 0 && handed < limit; ++handed) {
+  while (n != 0) {
     size_t best = 0;
     uint64_t bestTsc = cursors_[0].ring->events[cursors_[0].pos % kRingEvents].tsc;
     for (size_t i = 1; i < n; ++i) {
@@ -168,7 +165,6 @@ uint64_t RingSet::merge(uint64_t bound, Apply& apply, uint64_t limit) {
   }
   for (size_t i = 0; i < n; ++i)
     cursors_[i].ring->tail.store(cursors_[i].pos, std::memory_order_release);
-  return handed;
 }
 
 }  // namespace strata::record

@@ -6,7 +6,6 @@
 #include <sched.h>
 
 #include "events.hpp"
-#include "merger.hpp"
 
 namespace strata::record {
 
@@ -61,15 +60,13 @@ bool makeRoom(Ring* r) noexcept {
   }
   const int savedErrno = errno;
   tHoldsLock = true;
-  bool startIt = false;
   if (on()) {
-    startIt = mergerDue(gRings.set.any() ? drainRingsSlow() : 0);
+    drainRings();
   } else {
     r->dropAll();
   }
   tHoldsLock = false;
   gCore.hot.lock.unlock();
-  if (startIt) startMerger();
   errno = savedErrno;
   return r->backlog() < kRingEvents;
 }

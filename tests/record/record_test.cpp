@@ -4,8 +4,6 @@
 // the child's self-contained), crashes and exits (valid traces, the program's exit status
 // passed on), exec, and bad usage.
 #include <gtest/gtest.h>
-
-#include <iostream>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -775,44 +773,6 @@ TEST(RecordTouch, SizesWrittenWholeAreSampledUntilOneIsNot) {
     EXPECT_LT(measured(200, 216), 16u);       // until a sampled one shows a sparse object
     EXPECT_EQ(measured(216, 400), 184u);      // then every one
   }
-}
-
-// The merger thread: none for a program that makes few calls, one once it has made many
-// (the default start is after 65536 recorded calls), one from the first call with
-// STRATA_TRACE_MERGER=1, never with STRATA_TRACE_MERGER=off nor without the rings (the fine
-// clock; the rings need the TSC clock, which a machine whose kernel does not use the TSC
-// does not have: there no case starts one). The trace holds every call either way.
-TEST(RecordMerger, StartsOnceAProgramIsBusyAndNotWhenOff) {
-  auto record = [](const std::string& setting, const std::string& options, const char* calls,
-                   const char* expectThreads) {
-    SCOPED_TRACE("STRATA_TRACE_MERGER=" + setting + " " + options + calls + " calls");
-    TempDir dir;
-    const Result r = run(dir, "STRATA_TRACE_MERGER=" + setting + " " + quote(kStrata) +
-                                  " record " + options + "-o m.trace -- " +
-                                  quote(RECORD_MERGER) + " " + calls);
-    EXPECT_EQ(r.status, 0) << r.err;
-    if (expectThreads != nullptr) {
-      EXPECT_EQ(r.out, std::string(expectThreads) + "\n");
-    }
-    const TraceFile t = readTraceFile(dir / "m.trace");
-    EXPECT_TRUE(t.complete);
-    long mallocs = 0, frees = 0;
-    for (const Event& e : t.events) {
-      mallocs += e.op == Op::Malloc;
-      frees += e.op == Op::Free;
-    }
-    EXPECT_GE(mallocs, std::stol(calls));
-    EXPECT_GE(frees, std::stol(calls));
-    return r.out;
-  };
-  const std::string probe = record("1", "", "100", nullptr);
-  ASSERT_TRUE(probe == "1\n" || probe == "2\n") << probe;
-  const bool rings = probe == "2\n";
-  if (!rings) std::cerr << "note: no TSC clock here, so no rings and no merger\n";
-  record("", "", "100", "1");
-  record("", "", "200000", rings ? "2" : "1");
-  record("off", "", "200000", "1");
-  record("1", "--clock fine ", "200000", "1");
 }
 
 // A large object still live at exit gets its Touch at the end of the trace.

@@ -35,7 +35,7 @@ if(TARGET strata_cli AND TARGET strata_record)
   add_dependencies(record_test strata_cli strata_record)
   if(NOT STRATA_SANITIZE AND TARGET strata_reap AND TARGET strata_region)
     # -fno-builtin and -fno-allocation-dce: every allocation call in the source is made.
-    foreach(prog sequence threads fork crash handoff touch lifetimes entry_points merger)
+    foreach(prog sequence threads fork crash handoff touch lifetimes entry_points)
       add_executable(record_${prog}_program ${strata_rec_dir}/${prog}_program.cpp)
       target_compile_options(record_${prog}_program PRIVATE -O1 -fno-builtin -fno-allocation-dce
                              -Wall -Wextra -Werror)
@@ -55,14 +55,9 @@ if(TARGET strata_cli AND TARGET strata_record)
       RECORD_HANDOFF="$<TARGET_FILE:record_handoff_program>"
       RECORD_TOUCH="$<TARGET_FILE:record_touch_program>"
       RECORD_LIFETIMES="$<TARGET_FILE:record_lifetimes_program>"
-      RECORD_ENTRY_POINTS="$<TARGET_FILE:record_entry_points_program>"
-      RECORD_MERGER="$<TARGET_FILE:record_merger_program>")
+      RECORD_ENTRY_POINTS="$<TARGET_FILE:record_entry_points_program>")
   endif()
   gtest_discover_tests(record_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
-  # The same tests with the merger thread started at the first recorded call instead of
-  # after many (merger.hpp): the programs above are too small to start it on their own.
-  gtest_discover_tests(record_test TEST_PREFIX "merger." DISCOVERY_TIMEOUT 60
-                       PROPERTIES TIMEOUT 300 ENVIRONMENT "STRATA_TRACE_MERGER=1")
 
   # record_sites_test: `strata record --sites` on sites_program, a C program built with debug
   # information three ways: with frame pointers, without (as Debian builds its programs), and
