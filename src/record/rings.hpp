@@ -142,6 +142,18 @@ void RingSet::merge(uint64_t bound, Apply& apply) {
     for (uint64_t i = pos; i < end && i < pos + kPrefetchAhead; ++i)
       apply.prefetch(r->events[i % kRingEvents].addr);
   }
+  if (n == 1) {  // one ring with events (a single-threaded program): its order is the order
+    Cursor& c = cursors_[0];
+    for (; c.pos != c.end; ++c.pos) {
+      const RawEvent& e = c.ring->events[c.pos % kRingEvents];
+      if (e.tsc > bound) break;
+      if (c.pos + kPrefetchAhead < c.end)
+        apply.prefetch(c.ring->events[(c.pos + kPrefetchAhead) % kRingEvents].addr);
+      apply(c.ring->thread, e);
+    }
+    c.ring->tail.store(c.pos, std::memory_order_release);
+    return;
+  }
   while (n != 0) {
     size_t best = 0;
     uint64_t bestTsc = cursors_[0].ring->events[cursors_[0].pos % kRingEvents].tsc;
