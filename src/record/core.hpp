@@ -138,12 +138,14 @@ inline uint64_t appendAs(uint32_t thread, Op op, uint8_t flags, uint64_t t, uint
 }
 // appendAs for the two commonest events (the writer's straight-line forms): a creating op
 // without a target, and the release of a known object.
-inline uint64_t appendCreateAs(uint32_t thread, Op op, uint8_t flags, uint64_t t, uint64_t size,
-                               unsigned align, uint64_t site = strata::trace::kNoSite) {
+[[gnu::always_inline]] inline uint64_t appendCreateAs(uint32_t thread, Op op, uint8_t flags,
+                                                     uint64_t t, uint64_t size, unsigned align,
+                                                     uint64_t site = strata::trace::kNoSite) {
   return gCore.writer->appendCreate(op, flags, thread, eventTime(t) - gCore.hot.startNs, size,
                                     static_cast<uint8_t>(align), site);
 }
-inline void appendReleaseAs(uint32_t thread, Op op, uint64_t t, uint64_t object) {
+[[gnu::always_inline]] inline void appendReleaseAs(uint32_t thread, Op op, uint64_t t,
+                                                   uint64_t object) {
   gCore.writer->appendRelease(op, thread, eventTime(t) - gCore.hot.startNs, object);
 }
 // appendAs for the calling thread.

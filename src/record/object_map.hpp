@@ -80,7 +80,7 @@ class ObjectMap {
     return found;
   }
   // Adds e, replacing an entry with the same address. False when a table could not grow.
-  bool insert(const Entry& e) {
+  [[gnu::always_inline]] bool insert(const Entry& e) {
     const bool plain = packs(e);
     if (!plain && !side_.insert(e)) return false;
     bool existed;
