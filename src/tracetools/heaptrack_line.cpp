@@ -3,23 +3,10 @@
 
 #include <cstdio>
 
+#include "hex.hpp"
+
 namespace strata::tracetools {
 namespace {
-
-// Parses a lower- or upper-case hex number of 1 to 16 digits.
-bool parseHex(std::string_view t, std::uint64_t& v) {
-  if (t.empty() || t.size() > 16) return false;
-  v = 0;
-  for (const char c : t) {
-    unsigned d;
-    if (c >= '0' && c <= '9') d = static_cast<unsigned>(c - '0');
-    else if (c >= 'a' && c <= 'f') d = static_cast<unsigned>(c - 'a' + 10);
-    else if (c >= 'A' && c <= 'F') d = static_cast<unsigned>(c - 'A' + 10);
-    else return false;
-    v = (v << 4) | d;
-  }
-  return true;
-}
 
 // Appends the space-separated hex numbers of `s` to `out`; "" or why not.
 std::string parseNumbers(std::string_view s, std::vector<std::uint64_t>& out) {
@@ -31,7 +18,7 @@ std::string parseNumbers(std::string_view s, std::vector<std::uint64_t>& out) {
     if (i == start) break;
     std::uint64_t v = 0;
     const std::string_view t = s.substr(start, i - start);
-    if (!parseHex(t, v)) return "bad hex number '" + std::string(t.substr(0, 40)) + "'";
+    if (!parseHexDigits(t, v)) return "bad hex number '" + std::string(t.substr(0, 40)) + "'";
     out.push_back(v);
   }
   return {};
@@ -75,7 +62,7 @@ std::string parseHeaptrackLine(std::string_view line, unsigned fileVersion, Heap
       // "s LENGTH TEXT": LENGTH hex bytes of text follow one space.
       const std::size_t sp = rest.find(' ');
       std::uint64_t len = 0;
-      if (sp == std::string_view::npos || !parseHex(rest.substr(0, sp), len))
+      if (sp == std::string_view::npos || !parseHexDigits(rest.substr(0, sp), len))
         return "'s' takes a hex length, a space and the string";
       if (len != rest.size() - sp - 1)
         return "the string's length is " + std::to_string(rest.size() - sp - 1) + " bytes, not " +

@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "hex.hpp"
 #include "strata/trace/reader.hpp"
 #include "trace_file.hpp"
 
@@ -50,17 +51,8 @@ bool parseHex(std::string_view t, std::uint64_t& v) {
     v = 0;
     return true;
   }
-  if (t.size() < 3 || t.size() > 18 || t[0] != '0' || (t[1] != 'x' && t[1] != 'X')) return false;
-  v = 0;
-  for (const char c : t.substr(2)) {
-    unsigned d;
-    if (c >= '0' && c <= '9') d = static_cast<unsigned>(c - '0');
-    else if (c >= 'a' && c <= 'f') d = static_cast<unsigned>(c - 'a' + 10);
-    else if (c >= 'A' && c <= 'F') d = static_cast<unsigned>(c - 'A' + 10);
-    else return false;
-    v = (v << 4) | d;
-  }
-  return true;
+  if (t.size() < 3 || t[0] != '0' || (t[1] != 'x' && t[1] != 'X')) return false;
+  return parseHexDigits(t.substr(2), v);
 }
 
 // An address token: "%p" output, "(nil)" for null.
