@@ -9,6 +9,7 @@
 
 #include "command.hpp"
 #include "compare_format.hpp"
+#include "json.hpp"
 #include "options.hpp"
 #include "site_report.hpp"
 #include "trace_stats.hpp"
@@ -40,6 +41,9 @@ constexpr std::string_view kHelp =
     "           frames, innermost first, as function (file:line) from the modules' symbol\n"
     "           tables and debug information (addr2line), else module+offset\n"
     "  --top N  sites in each table (default 10)\n"
+    "  --sites --json  the same tables as one JSON object: per table its order and sites,\n"
+    "           each with its figures and frames (address, module, offset, function, file,\n"
+    "           line)\n"
     "\n"
     "Exit status: 0; 1 when FILE cannot be read or is not a valid trace (the message names the\n"
     "byte offset); 2 for a wrong invocation.\n"
@@ -171,7 +175,6 @@ int runStats(std::span<char* const> args) {
     }
   }
   if (topGiven && !sites) return usageError("--top goes with --sites");
-  if (json && sites) return usageError("--sites prints tables; it does not combine with --json");
   if (parsed.operands.size() > 1)
     return usageError("give one trace FILE (got '" + parsed.operands[0] + "' and '" +
                       parsed.operands[1] + "')");
@@ -193,6 +196,15 @@ int runStats(std::span<char* const> args) {
     }
     static constexpr tt::SiteOrder kOrders[] = {tt::SiteOrder::Bytes, tt::SiteOrder::PeakLive,
                                                 tt::SiteOrder::Allocations};
+    if (json) {
+      std::printf("{\"trace\": %s, \"total_bytes\": %llu, \"peak_live_bytes\": %llu, "
+                  "\"sites\": %s}\n",
+                  support::jsonString(path).c_str(),
+                  static_cast<unsigned long long>(stats.totalBytes),
+                  static_cast<unsigned long long>(stats.peakLiveBytes),
+                  tt::formatSiteReportJson(siteStats, top, kOrders).c_str());
+      return 0;
+    }
     std::printf("trace %s: %s allocated, peak live %s\n\n", path.c_str(),
                 bytes(stats.totalBytes).c_str(), bytes(stats.peakLiveBytes).c_str());
     std::fputs(tt::formatSiteReport(siteStats, top, kOrders).c_str(), stdout);

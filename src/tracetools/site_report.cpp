@@ -31,7 +31,8 @@ const char* title(SiteOrder o) {
   return "";
 }
 
-// The `top` sites with the largest key, largest first (ties: the lower id).
+}  // namespace
+
 std::vector<const SiteFigures*> topSites(const SiteStats& s, SiteOrder o, std::size_t top) {
   std::vector<const SiteFigures*> v;
   for (const SiteFigures& f : s.bySite)
@@ -44,6 +45,8 @@ std::vector<const SiteFigures*> topSites(const SiteStats& s, SiteOrder o, std::s
   v.resize(n);
   return v;
 }
+
+namespace {
 
 // "1,234,567".
 std::string grouped(std::uint64_t v) {

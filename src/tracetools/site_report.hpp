@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "site_stats.hpp"
 
@@ -21,5 +22,18 @@ inline constexpr std::size_t kShownFrames = 6;
 // one line saying so.
 std::string formatSiteReport(const SiteStats& sites, std::size_t top,
                              std::span<const SiteOrder> orders);
+
+// The same report as one JSON object (site_report_json.cpp):
+//   {"tables": [{"order": "bytes" | "peak_live" | "allocations", "sites": [{"site": ID,
+//     "bytes": N, "allocations": N, "peak_live_bytes": N, "frames": [{"address": N,
+//     "module": "...", "offset": N, "function": "...", "file": "...", "line": N}, ...],
+//     "more_frames": N}, ...]}, ...], "notes": ["...", ...]}
+// frames innermost first, at most kShownFrames; empty strings and line 0 where unknown.
+std::string formatSiteReportJson(const SiteStats& sites, std::size_t top,
+                                 std::span<const SiteOrder> orders);
+
+// The `top` sites with the largest figure of order o, largest first (ties: the lower id);
+// sites whose figure is 0 are left out.
+std::vector<const SiteFigures*> topSites(const SiteStats& s, SiteOrder o, std::size_t top);
 
 }  // namespace strata::tracetools

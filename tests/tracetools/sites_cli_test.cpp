@@ -2,10 +2,12 @@
 // (sites_program, built with debug information): the tables' figures, the functions and
 // source lines they name, the fallbacks for a missing module and an address in none.
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "json_check.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -79,6 +81,51 @@ TEST(StatsSites, NamesTheFunctionsAndLinesOfEachSite) {
   const auto note = r.out.find("note: /nonexistent/libgone.so: cannot open");
   EXPECT_NE(note, std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("note: /nonexistent/libgone.so", note + 1), std::string::npos) << r.out;
+}
+
+// --sites --json: the same tables as one valid JSON object, frames symbolized field by field.
+TEST(StatsSites, JsonHasTheSameTablesAndFrames) {
+  TempDir dir;
+  const std::string trace = sitesTrace(dir);
+  const Result r = strata({"stats", trace, "--sites", "--json"});
+  ASSERT_EQ(r.exitCode(), 0) << r.err;
+  std::map<std::string, std::string> top;
+  ASSERT_TRUE(Json(r.out).parseObject(top)) << r.out;
+  EXPECT_EQ(top["total_bytes"], "7907");  // 3400 + 3000 + 1500 + 7
+  EXPECT_EQ(top["peak_live_bytes"], "3500");
+  std::map<std::string, std::string> sites;
+  ASSERT_TRUE(Json(top["sites"]).parseObject(sites)) << top["sites"];
+  const std::string& tables = sites["tables"];
+  // The three tables in order, the bytes table's sites largest first.
+  const auto bytesAt = tables.find("\"order\": \"bytes\"");
+  const auto peakAt = tables.find("\"order\": \"peak_live\"");
+  const auto countAt = tables.find("\"order\": \"allocations\"");
+  ASSERT_NE(bytesAt, std::string::npos) << tables;
+  EXPECT_LT(bytesAt, peakAt);
+  EXPECT_LT(peakAt, countAt);
+  const std::string bytes = tables.substr(bytesAt, peakAt - bytesAt);
+  const auto c = bytes.find("\"bytes\": 3400"), a = bytes.find("\"bytes\": 3000"),
+             b = bytes.find("\"bytes\": 1500");
+  ASSERT_NE(c, std::string::npos) << bytes;
+  EXPECT_LT(c, a);
+  EXPECT_LT(a, b);
+  // The file as the debug information names it (the text report shows its base name).
+  const std::string prefix = "\"function\": \"make_leaf\", \"file\": \"";
+  const auto leaf = bytes.find(prefix);
+  ASSERT_NE(leaf, std::string::npos) << bytes;
+  const auto fileEnd = bytes.find('"', leaf + prefix.size());
+  const std::string file = bytes.substr(leaf + prefix.size(), fileEnd - leaf - prefix.size());
+  EXPECT_TRUE(file.ends_with("sites_program.cpp")) << file;
+  const std::string line = "\", \"line\": " + std::to_string(markedLine("make_leaf")) + "}";
+  EXPECT_EQ(bytes.substr(fileEnd, line.size()), line) << bytes;
+  EXPECT_NE(bytes.find("\"module\": \"libgone.so\", \"offset\": 291"), std::string::npos)
+      << bytes;  // the missing module: no names, its offset 0x123
+  EXPECT_NE(bytes.find("\"site\": 0, \"bytes\": 7, \"allocations\": 1, "
+                       "\"peak_live_bytes\": 0, \"frames\": []"),
+            std::string::npos)
+      << bytes;
+  EXPECT_NE(sites["notes"].find("/nonexistent/libgone.so: cannot open"), std::string::npos)
+      << sites["notes"];
 }
 
 TEST(StatsSites, TopLimitsEachTable) {
