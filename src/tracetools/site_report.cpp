@@ -31,8 +31,7 @@ const char* title(SiteOrder o) {
   return "";
 }
 
-}  // namespace
-
+// The `top` sites with the largest key, largest first (ties: the lower id).
 std::vector<const SiteFigures*> topSites(const SiteStats& s, SiteOrder o, std::size_t top) {
   std::vector<const SiteFigures*> v;
   for (const SiteFigures& f : s.bySite)
@@ -46,8 +45,6 @@ std::vector<const SiteFigures*> topSites(const SiteStats& s, SiteOrder o, std::s
   return v;
 }
 
-namespace {
-
 // "1,234,567".
 std::string grouped(std::uint64_t v) {
   std::string s = std::to_string(v);
@@ -58,25 +55,30 @@ std::string grouped(std::uint64_t v) {
 
 }  // namespace
 
+ShownSites showSites(const SiteStats& s, std::size_t top, std::span<const SiteOrder> orders) {
+  ShownSites shown;
+  std::vector<std::uint64_t> addresses;
+  for (const SiteOrder o : orders) {
+    shown.tables.push_back(s.present ? topSites(s, o, top) : std::vector<const SiteFigures*>{});
+    for (const SiteFigures* f : shown.tables.back()) {
+      if (!shown.first.emplace(f->site, addresses.size()).second) continue;
+      const auto& frames = s.frames[f->site];
+      addresses.insert(addresses.end(), frames.begin(),
+                       frames.begin() + static_cast<std::ptrdiff_t>(shownFrames(s, f->site)));
+    }
+  }
+  Symbolizer symbolizer(s.modules);
+  shown.resolved = symbolizer.resolve(addresses);
+  shown.notes = symbolizer.warnings();
+  return shown;
+}
+
 std::string formatSiteReport(const SiteStats& s, std::size_t top,
                              std::span<const SiteOrder> orders) {
   if (!s.present)
     return "allocation sites: the trace carries none\n";
-  std::vector<std::vector<const SiteFigures*>> tables;
-  std::vector<std::uint64_t> addresses;
-  std::map<std::uint64_t, std::size_t> firstFrame;  // site id -> index of its first address
-  for (const SiteOrder o : orders) {
-    tables.push_back(topSites(s, o, top));
-    for (const SiteFigures* f : tables.back()) {
-      if (!firstFrame.emplace(f->site, addresses.size()).second) continue;
-      const auto& frames = s.frames[f->site];
-      addresses.insert(addresses.end(), frames.begin(),
-                       frames.begin() + static_cast<std::ptrdiff_t>(
-                                            std::min(frames.size(), kShownFrames)));
-    }
-  }
-  Symbolizer symbolizer(s.modules);
-  const std::vector<SourceFrame> resolved = symbolizer.resolve(addresses);
+  const ShownSites shown = showSites(s, top, orders);
+  const auto& tables = shown.tables;
 
   std::string out;
   char buf[160];
@@ -100,17 +102,17 @@ std::string formatSiteReport(const SiteStats& s, std::size_t top,
         out += f->site == 0 ? "(site unknown)\n" : "(no frames)\n";
         continue;
       }
-      const std::size_t shown = std::min(frames.size(), kShownFrames);
-      for (std::size_t k = 0; k < shown; ++k) {
+      const std::size_t n = shownFrames(s, f->site);
+      for (std::size_t k = 0; k < n; ++k) {
         if (k != 0) out += std::string(2 + 16 + 1 + 12 + 1 + 16 + 2, ' ') + "<- ";
-        out += describe(resolved[firstFrame[f->site] + k]) + "\n";
+        out += describe(shown.frame(f->site, k)) + "\n";
       }
-      if (frames.size() > shown)
+      if (frames.size() > n)
         out += std::string(2 + 16 + 1 + 12 + 1 + 16 + 2, ' ') + "<- ... " +
-               std::to_string(frames.size() - shown) + " more\n";
+               std::to_string(frames.size() - n) + " more\n";
     }
   }
-  for (const std::string& w : symbolizer.warnings()) out += "note: " + w + "\n";
+  for (const std::string& w : shown.notes) out += "note: " + w + "\n";
   return out;
 }
 

@@ -4,11 +4,14 @@
 // first. Symbolization happens once, for every frame the tables show.
 #pragma once
 #include <cstddef>
+#include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "site_stats.hpp"
+#include "symbolize.hpp"
 
 namespace strata::tracetools {
 
@@ -32,8 +35,24 @@ std::string formatSiteReport(const SiteStats& sites, std::size_t top,
 std::string formatSiteReportJson(const SiteStats& sites, std::size_t top,
                                  std::span<const SiteOrder> orders);
 
-// The `top` sites with the largest figure of order o, largest first (ties: the lower id);
-// sites whose figure is 0 are left out.
-std::vector<const SiteFigures*> topSites(const SiteStats& s, SiteOrder o, std::size_t top);
+// What both forms of the report show: per order its top sites (the largest figure first,
+// ties: the lower id; sites whose figure is 0 left out), and the shown frames of every site
+// in them (at most kShownFrames each), symbolized in one go.
+struct ShownSites {
+  std::vector<std::vector<const SiteFigures*>> tables;  // one per order
+  std::vector<std::string> notes;                       // the symbolizer's warnings
+  // The symbolized frame k (< shownFrames(site)) of a site in the tables.
+  const SourceFrame& frame(std::uint64_t site, std::size_t k) const {
+    return resolved.at(first.at(site) + k);
+  }
+  std::vector<SourceFrame> resolved;
+  std::map<std::uint64_t, std::size_t> first;  // site id -> index of its first frame
+};
+ShownSites showSites(const SiteStats& s, std::size_t top, std::span<const SiteOrder> orders);
+
+// The frames of a site the report shows.
+inline std::size_t shownFrames(const SiteStats& s, std::uint64_t site) {
+  return s.frames[site].size() < kShownFrames ? s.frames[site].size() : kShownFrames;
+}
 
 }  // namespace strata::tracetools
