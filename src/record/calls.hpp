@@ -84,7 +84,7 @@ template <Op op>
 [[gnu::noinline]] void recordLargeRelease(void* p) {
   const uint64_t size = gLarge.prepared.remove(reinterpret_cast<uintptr_t>(p));
   const uint64_t touched = size == 0 ? kNoTouch : touchedBytes(p, size, gLarge.pageSize);
-  if (touched != kNoTouch) noteTouched(size, touched);
+  noteTouched(size, touched);
   recordRelease<op>(p, touched);
 }
 

@@ -105,9 +105,9 @@ void* recordResize(Op op, void* old, uint64_t size, void* (*call)(void*, size_t)
     known = gCore.map.take(oldAddr, &e);
     if (known && e.size >= gLarge.threshold) [[unlikely]] {
       const uint64_t s = gLarge.prepared.remove(oldAddr);
-      oldPrepared = s == e.size && e.meta == 0 ? s : 0;
+      oldPrepared = isPrepared(e, s) ? s : 0;
       if (oldPrepared != 0) touched = touchedBytes(old, oldPrepared, gLarge.pageSize);
-      if (touched != kNoTouch) noteTouched(oldPrepared, touched);
+      noteTouched(oldPrepared, touched);
     }
   }
   void* q = call(old, static_cast<size_t>(size));
@@ -123,7 +123,7 @@ void* recordResize(Op op, void* old, uint64_t size, void* (*call)(void*, size_t)
   const uint64_t site = siteOf(stack);
   if (!known) {  // the old block is unknown: the result is simply a new object
     if (q != nullptr && size >= gLarge.threshold) [[unlikely]]
-      gLarge.prepared.remove(newAddr);
+      noteLarge(newAddr, size, false);
     if (q != nullptr) createLocked(threadIndex(), Op::Malloc, 0, t, size, newAddr, 0, site);
     return q;
   }

@@ -44,8 +44,9 @@ void touchLiveLarge() noexcept {
   const uint64_t t = nowNs();
   gLarge.prepared.forEach([t](uintptr_t addr, uint64_t size) {
     Entry e;
-    if (!gCore.map.find(addr, &e) || e.size != size || e.meta != 0) return;
-    const uint64_t touched = touchedBytes(reinterpret_cast<const void*>(addr), size, gLarge.pageSize);
+    if (!gCore.map.find(addr, &e) || !isPrepared(e, size)) return;
+    const uint64_t touched =
+        touchedBytes(reinterpret_cast<const void*>(addr), size, gLarge.pageSize);
     if (touched != kNoTouch) append(Op::Touch, 0, t, touched, e.id, kNoObject, 0);
   });
 }

@@ -38,6 +38,14 @@ inline constexpr uint64_t kNoTouch = kTouchUnknown;
 // threshold or none.
 uint64_t largeThreshold(const char* setting) noexcept;
 
+// Whether the map entry e is the object a table entry of `prepared` bytes was made for: the
+// same requested size, and not a reap or a reap's object (an entry left by an object whose
+// free the recorder did not see must not stand for the one now at its address).
+inline bool isPrepared(const Entry& e, uint64_t prepared) {
+  return prepared != 0 && prepared == e.size && !metaIsReap(e.meta) &&
+         metaReap(e.meta) == kNoObject;
+}
+
 // Notes that the object at p of `size` bytes, at least the threshold, was just created: in
 // the table when it was prepared (true when it is there), else out of it (an entry left at
 // that address by an object whose free the recorder did not see must not stand for this one).

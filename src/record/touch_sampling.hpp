@@ -16,6 +16,8 @@
 
 #include <atomic>
 
+#include "touch.hpp"
+
 namespace strata::record {
 
 struct TouchSampling {
@@ -40,8 +42,10 @@ inline bool measureTouch(uint64_t size) {
   return ++tTouchTick % TouchSampling::kSampleEvery == 0;
 }
 
-// Notes what a measured object of `size` bytes showed: `touched` of its bytes touched.
+// Notes what a measured object of `size` bytes showed: `touched` of its bytes touched
+// (kTouchUnknown, a measurement that failed, shows nothing).
 inline void noteTouched(uint64_t size, uint64_t touched) {
+  if (touched == kTouchUnknown) return;
   std::atomic<uint32_t>& s = gTouchSampling.streak[touchClass(size)];
   if (touched >= size) {
     const uint32_t v = s.load(std::memory_order_relaxed);

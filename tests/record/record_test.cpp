@@ -788,6 +788,19 @@ TEST(RecordTouch, LiveObjectIsTouchedAtExit) {
   EXPECT_LE(t.events[static_cast<std::size_t>(touch)].size, 40 * kKiB + 2 * kPage);
 }
 
+// An aligned large object is measured like any other: still live at exit, it gets its Touch.
+TEST(RecordTouch, AlignedObjectIsTouchedAtExit) {
+  TempDir dir;
+  const TraceFile t = recordTouch(dir, "aligned", "ta.trace");
+  EXPECT_TRUE(t.complete);
+  const long m = findCreate(t.events, Op::Memalign, 2 * kMiB);
+  ASSERT_GE(m, 0);
+  const long touch = findTouch(t.events, t.events[static_cast<std::size_t>(m)].object);
+  ASSERT_GE(touch, 0);
+  EXPECT_GE(t.events[static_cast<std::size_t>(touch)].size, 40 * kKiB - 2 * kPage);
+  EXPECT_LE(t.events[static_cast<std::size_t>(touch)].size, 40 * kKiB + 2 * kPage);
+}
+
 // After fork each process measures its own pages: the child's trace re-creates the object
 // and touches it at the child's exit with what both wrote; the parent's counts its own part.
 TEST(RecordTouch, ForkChildTouchesTheObjectsItInherited) {

@@ -8,6 +8,7 @@
 //   fork     malloc(4 MiB), its first 16 KiB written, fork; the child writes the next 16 KiB and
 //            exits 0 (the object live); the parent waits, then exits 0 (the object live);
 //            prints the child's pid
+//   aligned  aligned_alloc(4096, 2 MiB), its first 40 KiB written, left live at exit
 //   sampling 200 objects of 64 KiB written whole, then 200 of 64 KiB of which only the first
 //            page is written, each freed before the next is made
 #include <stdio.h>
@@ -56,6 +57,13 @@ int main(int argc, char** argv) {
   }
   if (strcmp(mode, "live") == 0) {
     char* p = static_cast<char*>(malloc(2 * kMiB));
+    if (p == nullptr) return 10;
+    memset(p, 3, 40 * kKiB);
+    escape(p);
+    return 0;
+  }
+  if (strcmp(mode, "aligned") == 0) {
+    char* p = static_cast<char*>(aligned_alloc(4096, 2 * kMiB));
     if (p == nullptr) return 10;
     memset(p, 3, 40 * kKiB);
     escape(p);
