@@ -17,8 +17,8 @@
 // time against the whole time since the start, so its rate error shrinks as the program runs
 // and its offset from CLOCK_MONOTONIC stays within a few microseconds; it never steps back.
 #pragma once
-#include <sys/single_threaded.h>
 #include <stdint.h>
+#include <sys/single_threaded.h>
 #include <time.h>
 
 #if defined(__x86_64__)

@@ -17,9 +17,9 @@
 #include "events.hpp"
 #include "large.hpp"
 #include "mapped_memory.hpp"
-#include "touch_sampling.hpp"
 #include "sites.hpp"
 #include "threads.hpp"
+#include "touch_sampling.hpp"
 
 namespace strata::record {
 
@@ -29,6 +29,14 @@ namespace {
 
 // The address map's first size (it doubles as the live set grows).
 constexpr size_t kInitialMapSlots = size_t{1} << 16;
+// The table of measured large objects' homes (a fixed size: see prepared_table.hpp).
+constexpr size_t kPreparedSlots = size_t{1} << 16;
+
+// Whether an on/off setting (STRATA_TRACE_SITES, STRATA_TRACE_TOUCH_ALL) is on: set, and
+// neither empty nor "0".
+bool settingOn(const char* value) {
+  return value != nullptr && value[0] != '\0' && ::strcmp(value, "0") != 0;
+}
 
 }  // namespace
 
@@ -189,7 +197,7 @@ __attribute__((constructor(101))) void startRecorder() {
   }
   ::strcpy(gTraceFile.path, file);
   // Allocation sites: creates take the lock path, so the rings are left off.
-  if (sitesWanted(::getenv("STRATA_TRACE_SITES")) && !initSites()) {
+  if (settingOn(::getenv("STRATA_TRACE_SITES")) && !initSites()) {
     static const char kMsg[] =
         "strata-record: no memory for allocation sites; recording without them\n";
     const ssize_t ignored = ::write(2, kMsg, sizeof kMsg - 1);
@@ -219,12 +227,11 @@ __attribute__((constructor(101))) void startRecorder() {
   const long page = ::sysconf(_SC_PAGESIZE);
   if (page > 0 && (page & (page - 1)) == 0) gLarge.pageSize = static_cast<size_t>(page);
   gCore.buffer = static_cast<unsigned char*>(mapPages(kBufferBytes));
-  if (gCore.buffer == nullptr || !gCore.map.init(kInitialMapSlots) || !gLarge.prepared.init(size_t{1} << 16) ||
-      !openTrace())
+  if (gCore.buffer == nullptr || !gCore.map.init(kInitialMapSlots) ||
+      !gLarge.prepared.init(kPreparedSlots) || !openTrace())
     return;
   gLarge.threshold = largeThreshold(::getenv("STRATA_TRACE_TOUCH_MIN"));
-  const char* all = ::getenv("STRATA_TRACE_TOUCH_ALL");
-  gTouchSampling.all = all != nullptr && all[0] != '\0' && ::strcmp(all, "0") != 0;
+  gTouchSampling.all = settingOn(::getenv("STRATA_TRACE_TOUCH_ALL"));
   strata::record::initThreadHooks({threadStarted, threadEnded});
   startWriter();
   installSignalHandlers();

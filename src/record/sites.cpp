@@ -2,7 +2,6 @@
 #include "sites.hpp"
 
 #include <errno.h>
-#include <string.h>
 #include <sys/single_threaded.h>
 #include <unistd.h>
 
@@ -77,10 +76,6 @@ void scanModules(bool recordingNow) {
 }
 
 }  // namespace
-
-bool sitesWanted(const char* env) noexcept {
-  return env != nullptr && env[0] != '\0' && ::strcmp(env, "0") != 0;
-}
 
 bool initSites() noexcept {
   const ssize_t n = ::readlink("/proc/self/exe", gSites.exe, sizeof gSites.exe - 1);

@@ -32,9 +32,6 @@ struct Sites {
 };
 [[gnu::visibility("hidden")]] extern Sites gSites;
 
-// Whether STRATA_TRACE_SITES asks for sites: set, and neither empty nor "0".
-bool sitesWanted(const char* env) noexcept;
-
 // At start, before the first writer: the recorder's memory for sites, the objects loaded
 // now, and a first walk (whatever the unwinder sets up on its first use happens here, not
 // inside a program's call). Turns gSites.on on; false (sites stay off) when out of memory.

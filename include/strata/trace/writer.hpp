@@ -137,9 +137,10 @@ class TraceWriter {
   // per-event cost): a creating op that names no target (malloc, calloc, memalign, new, with
   // kFlagAligned and kFlagFailed as the op allows), and the release of an existing object
   // (free or delete, not of a null pointer). The same guarantees are the caller's.
-  [[gnu::always_inline]] std::uint64_t appendCreate(Op op, std::uint8_t flags, std::uint32_t thread,
-                             std::uint64_t timeNs, std::uint64_t size, std::uint8_t alignLog2,
-                             std::uint64_t site = kNoSite) noexcept {
+  [[gnu::always_inline]] std::uint64_t appendCreate(Op op, std::uint8_t flags,
+                                                    std::uint32_t thread, std::uint64_t timeNs,
+                                                    std::uint64_t size, std::uint8_t alignLog2,
+                                                    std::uint64_t site = kNoSite) noexcept {
     unsigned char* p = beginEvent(op, flags, thread, timeNs);
     if (p == nullptr) return kRejected;
     p = putVarint(p, size);
@@ -148,8 +149,9 @@ class TraceWriter {
     endEvent(p, thread, timeNs);
     return (flags & kFlagFailed) ? kNoObject : nextId_++;
   }
-  [[gnu::always_inline]] std::uint64_t appendRelease(Op op, std::uint32_t thread, std::uint64_t timeNs,
-                              std::uint64_t object) noexcept {
+  [[gnu::always_inline]] std::uint64_t appendRelease(Op op, std::uint32_t thread,
+                                                     std::uint64_t timeNs,
+                                                     std::uint64_t object) noexcept {
     unsigned char* p = beginEvent(op, 0, thread, timeNs);
     if (p == nullptr) return kRejected;
     p = putVarint(p, nextId_ - 1 - object);
@@ -269,6 +271,45 @@ class TraceWriter {
   std::uint64_t bytesWritten() const noexcept { return bytes_; }
 
  private:
+  // The start of every event: room in the buffer (flushing a full chunk), the chunk's base id
+  // when the event opens a chunk, the op byte, the thread unless it is the previous event's,
+  // and the time. nullptr when the writer failed or finished. Inline, with the rare cases out
+  // of line: it is most of a recorder's per-event encoding.
+  [[gnu::always_inline]] unsigned char* beginEvent(Op op, std::uint8_t flags,
+                                                   std::uint32_t thread,
+                                                   std::uint64_t timeNs) noexcept {
+    const bool rare = (failed_ | finished_) || cap_ - pos_ < kMaxEventBytes || chunkEvents_ == 0;
+    if (rare && !openRoom()) [[unlikely]]
+      return nullptr;
+    unsigned char* p = buf_ + pos_;
+    const bool same = chunkEvents_ != 0 && thread == prevThread_;
+    *p++ = static_cast<unsigned char>(static_cast<unsigned>(op) | flags |
+                                      (same ? kFlagSameThread : 0));
+    if (!same) p = putVarint(p, thread);
+    return putVarint(p, zigzag(timeNs - prevTime_));
+  }
+  // beginEvent's rare cases: a failed or finished writer (false), a full buffer (flushed), a
+  // new chunk (its base id).
+  [[gnu::noinline]] bool openRoom() noexcept {
+    if (failed_ | finished_) return false;
+    if (cap_ - pos_ < kMaxEventBytes && !flush()) return false;
+    if (chunkEvents_ == 0) {
+      pos_ = kChunkHeaderSize;
+      pos_ = static_cast<std::size_t>(putVarint(buf_ + pos_, nextId_) - buf_);
+    }
+    return true;
+  }
+  // The end of every event, written up to p.
+  [[gnu::always_inline]] void endEvent(unsigned char* p, std::uint32_t thread,
+                                       std::uint64_t timeNs) noexcept {
+    pos_ = static_cast<std::size_t>(p - buf_);
+    prevThread_ = thread;
+    prevTime_ = timeNs;
+    if (thread >= threads_) threads_ = std::uint64_t{thread} + 1;
+    ++chunkEvents_;
+    ++events_;
+  }
+
   void writeChunkHeader(std::uint32_t magic, std::size_t len, std::uint64_t count,
                         unsigned char* at = nullptr) noexcept {
     unsigned char* b = at == nullptr ? buf_ : at;
@@ -296,44 +337,6 @@ class TraceWriter {
   std::uint64_t prevTime_ = 0;
   std::uint64_t nextId_ = 0;
   std::uint64_t events_ = 0;
-  // The start of every event: room in the buffer (flushing a full chunk), the chunk's base id
-  // when the event opens a chunk, the op byte, the thread unless it is the previous event's,
-  // and the time. nullptr when the writer failed or finished. Inline, with the rare cases out
-  // of line: it is most of a recorder's per-event encoding.
-  [[gnu::always_inline]] unsigned char* beginEvent(Op op, std::uint8_t flags,
-                                                   std::uint32_t thread,
-                                                   std::uint64_t timeNs) noexcept {
-    if ((failed_ | finished_) || cap_ - pos_ < kMaxEventBytes || chunkEvents_ == 0) [[unlikely]] {
-      if (!openRoom()) return nullptr;
-    }
-    unsigned char* p = buf_ + pos_;
-    const bool same = chunkEvents_ != 0 && thread == prevThread_;
-    *p++ = static_cast<unsigned char>(static_cast<unsigned>(op) | flags |
-                                      (same ? kFlagSameThread : 0));
-    if (!same) p = putVarint(p, thread);
-    return putVarint(p, zigzag(timeNs - prevTime_));
-  }
-  // beginEvent's rare cases: a failed or finished writer (false), a full buffer (flushed), a
-  // new chunk (its base id).
-  [[gnu::noinline]] bool openRoom() noexcept {
-    if (failed_ | finished_) return false;
-    if (cap_ - pos_ < kMaxEventBytes && !flush()) return false;
-    if (chunkEvents_ == 0) {
-      pos_ = kChunkHeaderSize;
-      pos_ = static_cast<std::size_t>(putVarint(buf_ + pos_, nextId_) - buf_);
-    }
-    return true;
-  }
-  // The end of every event, written up to p.
-  [[gnu::always_inline]] void endEvent(unsigned char* p, std::uint32_t thread, std::uint64_t timeNs) noexcept {
-    pos_ = static_cast<std::size_t>(p - buf_);
-    prevThread_ = thread;
-    prevTime_ = timeNs;
-    if (thread >= threads_) threads_ = std::uint64_t{thread} + 1;
-    ++chunkEvents_;
-    ++events_;
-  }
-
   std::uint64_t threads_ = 0;
   std::uint32_t chunkEvents_ = 0;  // a chunk holds at most kMaxChunkPayload bytes of events
   std::uint32_t prevThread_ = 0;
