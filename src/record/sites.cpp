@@ -84,13 +84,15 @@ bool initSites() noexcept {
   if (gSites.buffer == nullptr || !gSites.table.init(kInitialSiteSlots) ||
       !gSites.modules.init(kMaxModules, kModulePathBytes))
     return false;
+  SiteStack warmUp;  // the C++ runtime's unwinder, used in a fork child (see below)
+  walkStack(warmUp.frames, kSiteFrames, 0, 0);
+  loadFastWalker();
   scanModules(false);
   const size_t self = gSites.modules.find(reinterpret_cast<uintptr_t>(&initSites));
   if (self < gSites.modules.size()) {
     gSites.selfStart = gSites.modules[self].start;
     gSites.selfEnd = gSites.modules[self].end;
   }
-  SiteStack warmUp;
   walkStack(warmUp.frames, kSiteFrames, gSites.selfStart, gSites.selfEnd);
   gSites.on = true;
   return true;
@@ -146,7 +148,9 @@ void noteLoadedModules() noexcept {
 void sitesBeforeFork() noexcept { gSites.forkFromThreads = !__libc_single_threaded; }
 
 void sitesAfterForkChild() noexcept {
-  if (gSites.forkFromThreads) gSites.scans = false;
+  if (!gSites.forkFromThreads) return;
+  gSites.scans = false;
+  gFastWalker = nullptr;  // its misses look frames up with dl_iterate_phdr, which takes the lock
 }
 
 }  // namespace strata::record

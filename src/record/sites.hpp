@@ -32,9 +32,10 @@ struct Sites {
 };
 [[gnu::visibility("hidden")]] extern Sites gSites;
 
-// At start, before the first writer: the recorder's memory for sites, the objects loaded
-// now, and a first walk (whatever the unwinder sets up on its first use happens here, not
-// inside a program's call). Turns gSites.on on; false (sites stay off) when out of memory.
+// At start, before the first writer: the recorder's memory for sites, the walker
+// (libunwind's when installed, stack_walk.hpp), the objects loaded now, and a first walk with
+// each unwinder (whatever it sets up on its first use happens here, not inside a program's
+// call). Turns gSites.on on; false (sites stay off) when out of memory.
 bool initSites() noexcept;
 
 // The site buffer a new writer gets: none when sites are off.
@@ -65,7 +66,8 @@ inline uint64_t siteOf(const SiteStack& s) {
 // Fork (fork.cpp): before it, notes whether the process has other threads; in the child, no
 // more scans if it had, since one of them may have held the loader's lock (dl_iterate_phdr
 // takes it, and glibc does not reset it in the child): the child's trace names the objects
-// the parent knew.
+// the parent knew, and its stacks are walked by the C++ runtime's unwinder, which finds
+// frames without that lock (libunwind's walker takes it for a frame it has not seen).
 void sitesBeforeFork() noexcept;
 void sitesAfterForkChild() noexcept;
 

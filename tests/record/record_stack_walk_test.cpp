@@ -11,6 +11,7 @@
 #include <climits>
 #include <cstdint>
 #include <filesystem>
+#include <ostream>
 #include <string>
 
 #include "modules.hpp"
@@ -49,7 +50,26 @@ volatile int gDepth = 0;
   return s;
 }
 
-TEST(RecordStackWalk, GivesTheCallersInnermostFirst) {
+// Each test runs with both walkers: the C++ runtime's _Unwind_Backtrace and libunwind's
+// unw_backtrace (installed by the project's setup script, so its absence is a failure).
+enum class Walker { CxxRuntime, Libunwind };
+void PrintTo(Walker w, std::ostream* os) {
+  *os << (w == Walker::CxxRuntime ? "_Unwind_Backtrace" : "unw_backtrace");
+}
+
+class RecordStackWalk : public testing::TestWithParam<Walker> {
+ protected:
+  void SetUp() override {
+    strata::record::gFastWalker = nullptr;
+    if (GetParam() == Walker::Libunwind) {
+      ASSERT_TRUE(strata::record::loadFastWalker()) << "libunwind.so.8 (Debian: libunwind8)";
+      ASSERT_NE(strata::record::gFastWalker, nullptr);
+    }
+  }
+  void TearDown() override { strata::record::gFastWalker = nullptr; }
+};
+
+TEST_P(RecordStackWalk, GivesTheCallersInnermostFirst) {
   const Seen s = outer(16);
   ASSERT_GE(s.n, 3u);
   EXPECT_EQ(s.frames[0], s.intoMiddle);
@@ -57,7 +77,7 @@ TEST(RecordStackWalk, GivesTheCallersInnermostFirst) {
   for (std::size_t i = 0; i < s.n; ++i) EXPECT_NE(s.frames[i], 0u);
 }
 
-TEST(RecordStackWalk, StopsAtItsLimit) {
+TEST_P(RecordStackWalk, StopsAtItsLimit) {
   const Seen s = outer(2);
   ASSERT_EQ(s.n, 2u);
   EXPECT_EQ(s.frames[0], s.intoMiddle);
@@ -65,7 +85,7 @@ TEST(RecordStackWalk, StopsAtItsLimit) {
   EXPECT_EQ(outer(0).n, 0u);
 }
 
-TEST(RecordStackWalk, SkipsOnlyTheLeadingFramesInTheRange) {
+TEST_P(RecordStackWalk, SkipsOnlyTheLeadingFramesInTheRange) {
   const Seen plain = outer(16);
   // The range holds the first frame: it is skipped, the walk starts at the second.
   Seen s = outer(16, plain.intoMiddle, plain.intoMiddle + 1);
@@ -77,6 +97,25 @@ TEST(RecordStackWalk, SkipsOnlyTheLeadingFramesInTheRange) {
   EXPECT_EQ(s.frames[0], s.intoMiddle);
   EXPECT_EQ(s.frames[1], s.intoOuter);
 }
+
+// The second walk of a path (libunwind's: from what it kept of the first) gives the same
+// frames as the first.
+TEST_P(RecordStackWalk, AWalkAgainGivesTheSameFrames) {
+  Seen walks[4];
+  for (Seen& w : walks) w = outer(16);  // one call site: the same stack each time
+  ASSERT_GE(walks[0].n, 3u);
+  for (const Seen& w : walks) {
+    ASSERT_EQ(w.n, walks[0].n);
+    for (std::size_t k = 0; k < w.n; ++k) EXPECT_EQ(w.frames[k], walks[0].frames[k]) << k;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Walkers, RecordStackWalk,
+                         testing::Values(Walker::CxxRuntime, Walker::Libunwind),
+                         [](const testing::TestParamInfo<Walker>& info) {
+                           return std::string(info.param == Walker::CxxRuntime ? "CxxRuntime"
+                                                                               : "Libunwind");
+                         });
 
 // This executable's path, resolved.
 std::string selfPath() {
