@@ -26,9 +26,10 @@
  *   record  id, last-use seq, release seq     one per object, when it ends; objects still
  *                                             live at exit get release seq
  *                                             STRATA_DRAG_AT_EXIT, written at exit
- *   trailer STRATA_DRAG_END, objects written, 0     written at a clean exit only
- * A file without the trailer is a run that did not finish (a crash, a kill): its records are
- * still valid, in the order the objects ended.
+ *   trailer STRATA_DRAG_END, objects written, 0     written when the run ends (an exit, or a
+ *                                                 fatal signal Valgrind saw)
+ * A file without the trailer is a run that was killed outright (SIGKILL): its records are
+ * still valid, in the order the objects ended, up to the last one flushed.
  */
 #ifndef STRATA_DRAG_PROTOCOL_H
 #define STRATA_DRAG_PROTOCOL_H
