@@ -38,5 +38,6 @@ extern const Command kGenerateCommand;
 extern const Command kImportCommand;
 extern const Command kExportCommand;
 extern const Command kTuneCommand;
+extern const Command kDragCommand;
 
 }  // namespace strata::cli

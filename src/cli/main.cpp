@@ -12,10 +12,10 @@ namespace strata::cli {
 namespace {
 
 // Every subcommand, in the order `strata --help` lists them.
-constexpr std::array<const Command*, 11> kCommands{
+constexpr std::array<const Command*, 12> kCommands{
     &kCompareCommand, &kTuneCommand,   &kRecordCommand,     &kReplayCommand, &kStatsCommand,
-    &kGenerateCommand, &kImportCommand, &kExportCommand,     &kAllocatorsCommand, &kRunCommand,
-    &kBuildCommand,
+    &kDragCommand,    &kGenerateCommand, &kImportCommand,   &kExportCommand, &kAllocatorsCommand,
+    &kRunCommand,     &kBuildCommand,
 };
 
 // The command with this name, or nullptr.

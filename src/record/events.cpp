@@ -137,14 +137,18 @@ void* recordResize(Op op, void* old, uint64_t size, void* (*call)(void*, size_t)
     }
     if (touched != kNoTouch) append(Op::Touch, 0, t, touched, oldId, kNoObject, 0);
     append(op, kFlagFailed, t, size, kNoObject, oldId, 0, site);
+    dragRelease(oldAddr);
     return q;
   }
   if (touched != kNoTouch) append(Op::Touch, 0, t, touched, oldId, kNoObject, 0);
   const uint64_t id = append(op, 0, t, size, kNoObject, oldId, 0, site);
   if (size >= gLarge.threshold) [[unlikely]]
     noteLarge(newAddr, size, newPrepared && id < Writer::kRejected);
-  if (id < Writer::kRejected)
+  dragRelease(oldAddr);  // first: the new object may be at the same address
+  if (id < Writer::kRejected) {
     gCore.map.insert(Entry{newAddr, id, size, makeMeta(kNoObject, false, 0)});
+    dragCreate(id, newAddr, size);
+  }
   return q;
 }
 

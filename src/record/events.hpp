@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "core.hpp"
+#include "drag.hpp"
 #include "large.hpp"
 #include "thread_ring.hpp"
 
@@ -62,6 +63,7 @@ struct Parked {
   const uint64_t id = appendCreateAs(thread, op, flags, t, size, align, site);
   if (p != 0 && id < Writer::kRejected) {
     gCore.map.insert(Entry{p, id, size, makeMeta(kNoObject, false, align)});
+    dragCreate(id, p, size);
     if (gParked.count != 0) [[unlikely]]
       takeParked(thread, p, t);
   }
@@ -85,6 +87,7 @@ inline void releaseLocked(uint32_t thread, Op op, uint64_t t, uintptr_t p, uint6
   if (touched != kNoTouch) [[unlikely]]
     appendAs(thread, Op::Touch, 0, t, touched < e.size ? touched : e.size, e.id, kNoObject, 0);
   appendReleaseAs(thread, op, t, e.id);
+  dragRelease(p);
 }
 
 // Writes every ring's published events stamped before now (everything: whatever their stamp)

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <new>
 
+#include "drag.hpp"
 #include "events.hpp"
 #include "large.hpp"
 #include "mapped_memory.hpp"
@@ -203,6 +204,8 @@ __attribute__((constructor(101))) void startRecorder() {
     const ssize_t ignored = ::write(2, kMsg, sizeof kMsg - 1);
     (void)ignored;
   }
+  // Last uses for `strata drag`: every call takes the lock path, so the rings are left off.
+  if (settingOn(::getenv("STRATA_TRACE_DRAG"))) initDrag();
   const char* clock = ::getenv("STRATA_TRACE_CLOCK");
   if (clock != nullptr && ::strcmp(clock, "coarse") == 0) {
     startClock(ClockKind::kCoarse);
@@ -210,7 +213,7 @@ __attribute__((constructor(101))) void startRecorder() {
     startClock(ClockKind::kFine);
   } else if (tscUsable()) {  // unset, "tsc" or anything else: tsc where it can be trusted
     startClock(ClockKind::kTsc);
-    if (!gSites.on) enableRings();
+    if (!gSites.on && !gDrag) enableRings();
   }
   gTraceFile.pid = static_cast<pid_t>(::syscall(SYS_getpid));
   // STRATA_TRACE_PID names the process that writes FILE itself; when recording without

@@ -34,8 +34,10 @@ void reapMallocLocked(uint64_t t, const void* r, uint64_t size, void* p, uint64_
   }
   const uint64_t id = append(Op::ReapMalloc, p == nullptr ? kFlagFailed : 0, t, size, kNoObject,
                              rid, 0, site);
-  if (p != nullptr && id < Writer::kRejected)
+  if (p != nullptr && id < Writer::kRejected) {
     gCore.map.insert(Entry{reinterpret_cast<uintptr_t>(p), id, size, makeMeta(rid, false, 0)});
+    dragCreate(id, reinterpret_cast<uintptr_t>(p), size);
+  }
 }
 
 // recordReapFree under the lock, stamped t.
@@ -60,6 +62,7 @@ void reapFreeLocked(uint64_t t, const void* r, void* p) {
     return;
   append(Op::ReapFree, 0, t, 0, e.id, rid, 0);
   gCore.map.erase(e.addr);
+  dragRelease(e.addr);
 }
 
 // The ids of reap rid and its descendants (found by repeated scans of the map's rare entries
@@ -155,7 +158,9 @@ void recordReapClear(const void* r, bool destroy) noexcept {
   if (set.n == 0) return;
   gCore.map.retainRare([&](const Entry& e) {
     if (metaIsReap(e.meta)) return !set.contains(e.id) || (e.id == rid && !destroy);
-    return !set.contains(metaReap(e.meta));
+    if (!set.contains(metaReap(e.meta))) return true;
+    dragRelease(e.addr);  // freed by this clear or destroy
+    return false;
   });
 }
 
@@ -196,6 +201,7 @@ void* recordReapRealloc(strata_reap* r, void* p, size_t size,
   const uint64_t oldId = e.id;
   if (size == 0) {  // frees p
     append(Op::ReapFree, 0, t, 0, oldId, rid, 0);
+    dragRelease(e.addr);
     return q;
   }
   if (q == nullptr) {  // failed: p is untouched
@@ -205,8 +211,11 @@ void* recordReapRealloc(strata_reap* r, void* p, size_t size,
   }
   const uint64_t id = append(Op::ReapMalloc, 0, t, size, kNoObject, rid, 0, site);
   append(Op::ReapFree, 0, t, 0, oldId, rid, 0);
-  if (id < Writer::kRejected)
+  dragRelease(e.addr);  // first: the new object may be at the same address
+  if (id < Writer::kRejected) {
     gCore.map.insert(Entry{reinterpret_cast<uintptr_t>(q), id, size, makeMeta(rid, false, 0)});
+    dragCreate(id, reinterpret_cast<uintptr_t>(q), size);
+  }
   return q;
 }
 

@@ -1,0 +1,155 @@
+// `strata drag`'s report, curves and plot (drag_report.hpp).
+#include "drag_report.hpp"
+
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <optional>
+#include <string>
+
+#include "process.hpp"
+#include "python.hpp"
+#include "symbolize.hpp"
+
+namespace strata::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using tracetools::DragResult;
+
+// "12,345 B (12.1 KiB)" style: bytes exactly, and a readable size beside large ones.
+std::string bytesText(std::uint64_t b) {
+  char buf[64];
+  if (b < 10 * 1024) {
+    std::snprintf(buf, sizeof buf, "%" PRIu64 " B", b);
+  } else if (b < 10ull * 1024 * 1024) {
+    std::snprintf(buf, sizeof buf, "%" PRIu64 " B (%.1f KiB)", b, static_cast<double>(b) / 1024);
+  } else {
+    std::snprintf(buf, sizeof buf, "%" PRIu64 " B (%.1f MiB)", b,
+                  static_cast<double>(b) / (1024.0 * 1024.0));
+  }
+  return buf;
+}
+
+std::string format(const char* fmt, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+// The table of sites by drag: each site's share of the drag area, bytes, objects and frames.
+std::string sitesTable(const DragResult& r, std::size_t top) {
+  if (!r.sites.present)
+    return "\nallocation sites: not recorded (strata drag --sites records them)\n";
+  const std::vector<tracetools::SiteDrag> best = tracetools::topDragSites(r, top);
+  if (best.empty()) return "\nallocation sites: no site's objects outlive their last use\n";
+  const double excess = r.actualArea - r.idealArea;
+  std::vector<std::uint64_t> addresses;
+  for (const tracetools::SiteDrag& s : best)
+    if (s.site < r.sites.frames.size())
+      for (std::size_t k = 0; k < r.sites.frames[s.site].size() && k < tracetools::kShownFrames; ++k)
+        addresses.push_back(r.sites.frames[s.site][k]);
+  tracetools::Symbolizer symbolizer(r.sites.modules);
+  const std::vector<tracetools::SourceFrame> frames = symbolizer.resolve(addresses);
+  std::string out = "\ntop " + std::to_string(best.size()) +
+                    " sites by drag (memory held after last use, as a share of all of it):\n";
+  std::size_t next = 0;
+  for (const tracetools::SiteDrag& s : best) {
+    out += "  site " + std::to_string(s.site) + ": " +
+           format("%.1f%%", excess > 0 ? 100.0 * s.drag / excess : 0.0) + " of the drag, " +
+           bytesText(s.bytes) + " in " + std::to_string(s.objects) + " objects\n";
+    const std::size_t depth = s.site < r.sites.frames.size()
+                                  ? std::min(r.sites.frames[s.site].size(), tracetools::kShownFrames)
+                                  : 0;
+    if (depth == 0) out += "      (unknown site)\n";
+    for (std::size_t k = 0; k < depth; ++k)
+      out += std::string(k == 0 ? "      at " : "      <- ") +
+             tracetools::describe(frames[next++]) + "\n";
+  }
+  for (const std::string& w : symbolizer.warnings()) out += "  note: " + w + "\n";
+  return out;
+}
+
+std::string reportText(const DragRunFacts& f, const tracetools::LastUseData& lastUse,
+                       const DragResult& r, const tracetools::IdealTraceCounts& ideal) {
+  std::string out = "strata drag: " + f.command + "\n";
+  out += "  ran " + format("%.2f s", f.seconds) + " under Valgrind's drag tool: " + f.status +
+         "\n";
+  for (const std::string& n : f.notes) out += "  note: " + n + "\n";
+  if (!f.succeeded)
+    out += "  note: the program did not finish normally: the figures cover the run up to "
+           "where it ended\n";
+  if (!r.traceComplete)
+    out += "  note: the trace has no trailer (the program crashed or was killed): every event "
+           "up to its last write is used\n";
+  if (!lastUse.complete)
+    out += "  note: the last-use file is incomplete (" + lastUse.incomplete +
+           "): objects it does not cover count as used until they end\n";
+  if (r.uncoveredObjects != 0)
+    out += "  note: " + std::to_string(r.uncoveredObjects) + " objects (" +
+           bytesText(r.uncoveredBytes) + ") have no last use: counted as used until they end\n";
+  out += "\n";
+  out += "  objects            " + std::to_string(r.objectCount) + ", " +
+         bytesText(r.finalClock) + " allocated over " + std::to_string(r.events) + " events\n";
+  const std::string drag = r.idealAreaZero && r.actualArea > 0
+                               ? std::string("infinite (no object is used after the allocation "
+                                             "that made it, yet objects are kept)")
+                               : format("%.3f", r.drag);
+  out += "  total drag         " + drag + "   (memory held over memory needed, over allocation "
+         "time; 1.0 is ideal)\n";
+  out += "  peak live          " + bytesText(r.peakActual) + " as the program ran\n";
+  out += "  peak if freed      " + bytesText(r.peakIdeal) + " had every object been freed right "
+         "after its last use\n";
+  out += "  increase           " +
+         (r.peakIdeal == 0 ? std::string("n/a") : format("%.1f%%", r.increasePercent)) + "\n";
+  out += sitesTable(r, f.top);
+  out += "\nfiles in " + f.dir.string() + "/: report.txt, curves.csv, drag.png, drag.svg, "
+         "program.trace, last-use.bin, valgrind.log, ideal.trace (" +
+         std::to_string(ideal.earlyReleases) + " objects freed right after their last use; "
+         "replay it with strata compare)\n";
+  return out;
+}
+
+bool writeCurves(const fs::path& path, const DragResult& r) {
+  std::ofstream out(path);
+  out << "allocated_bytes,live_bytes,ideal_live_bytes\n";
+  for (const tracetools::DragPoint& p : r.curve)
+    out << p.clock << ',' << p.actualBytes << ',' << p.idealBytes << '\n';
+  return static_cast<bool>(out.flush());
+}
+
+// Draws drag.png and drag.svg with drag_plot.py; a note on stderr when it cannot.
+void drawPlot(const fs::path& dir) {
+  const std::optional<std::string> python = findPython();
+  if (!python) {
+    std::fprintf(stderr, "strata drag: the plot needs python3-matplotlib (apt-get install "
+                 "python3-matplotlib); the curves are in %s\n", (dir / "curves.csv").c_str());
+    return;
+  }
+  support::ChildSpec spec;
+  spec.argv = {*python, shareFile("drag_plot.py"), dir.string()};
+  const support::ProcessResult r = support::runChild(spec);
+  if (!r.succeeded())
+    std::fprintf(stderr, "strata drag: the plot script failed (%s); the curves are in %s\n",
+                 support::describeStatus(r).c_str(), (dir / "curves.csv").c_str());
+}
+
+}  // namespace
+
+int writeDragReport(const DragRunFacts& facts, const tracetools::LastUseData& lastUse,
+                    const DragResult& r, const tracetools::IdealTraceCounts& ideal) {
+  const std::string text = reportText(facts, lastUse, r, ideal);
+  std::fputs(text.c_str(), stdout);
+  std::fflush(stdout);
+  std::ofstream report(facts.dir / "report.txt");
+  report << text;
+  if (!report.flush() || !writeCurves(facts.dir / "curves.csv", r)) {
+    std::fprintf(stderr, "strata drag: cannot write to %s\n", facts.dir.c_str());
+    return 1;
+  }
+  drawPlot(facts.dir);
+  return 0;
+}
+
+}  // namespace strata::cli

@@ -1,0 +1,32 @@
+// `strata drag`'s output (drag.cpp runs the program and the analysis): the report, printed and
+// kept in DIR/report.txt; the curves in DIR/curves.csv; their plot DIR/drag.png and .svg
+// (drag_plot.py).
+#pragma once
+#include <cstddef>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "drag_analysis.hpp"
+#include "drag_ideal_trace.hpp"
+#include "drag_last_use.hpp"
+
+namespace strata::cli {
+
+// How the run went, for the report.
+struct DragRunFacts {
+  std::string command;  // as a shell line
+  std::string status;   // "exit 0", "signal 11 (SIGSEGV)", ...
+  double seconds = 0;   // wall time under Valgrind
+  bool succeeded = false;
+  std::filesystem::path dir;
+  std::size_t top = 10;
+  std::vector<std::string> notes;  // said before the figures
+};
+
+// Writes the report (stdout and DIR/report.txt), DIR/curves.csv and the plot. Returns the
+// exit status: 0, or 1 when a file cannot be written.
+int writeDragReport(const DragRunFacts& facts, const tracetools::LastUseData& lastUse,
+                    const tracetools::DragResult& r, const tracetools::IdealTraceCounts& ideal);
+
+}  // namespace strata::cli
