@@ -6,6 +6,8 @@
  *              a release of an address no object starts at
  *   straddle   one 8-byte store straddling two adjacent objects
  *   syscall    an object filled by read(2): the kernel's write counts as a use
+ *   reuse      an address used, released, used while free, reused by a new object; and an
+ *              object created over a live one's bytes, which ends the live one
  *   crash      some requests, then SIGSEGV
  *   fork       a fork child uses and releases objects; only the parent's records count
  * Built without sanitizers, which do not run under Valgrind. */
@@ -84,6 +86,22 @@ static int syscall_use(void)
    return 0;
 }
 
+static int reuse(void)
+{
+   create(0, 0, object(0), 16);
+   (void)load(object(0));       /* object 0: after 0 */
+   release(1, object(0));       /* (0, 0, 1) */
+   store(object(0));            /* free bytes: nobody's use */
+   create(2, 1, object(0), 16); /* the same bytes, a new object */
+   create(3, 2, object(1), 16);
+   (void)load(object(0) + 4);   /* object 1: after 3 */
+   release(4, object(0));       /* (1, 3, 4) */
+   release(5, object(1));       /* (2, 3, 5) */
+   create(6, 3, object(2), 16);
+   create(7, 4, object(2) + 8, 16);  /* over object 3's bytes: (3, 6, 7) */
+   return 0;                    /* (4, 7, at exit) */
+}
+
 static int crash(void)
 {
    create(0, 0, object(0), 16);
@@ -125,6 +143,7 @@ int main(int argc, char** argv)
    if (strcmp(mode, "pattern") == 0) return pattern();
    if (strcmp(mode, "straddle") == 0) return straddle();
    if (strcmp(mode, "syscall") == 0) return syscall_use();
+   if (strcmp(mode, "reuse") == 0) return reuse();
    if (strcmp(mode, "crash") == 0) return crash();
    if (strcmp(mode, "fork") == 0) return fork_child();
    fprintf(stderr, "drag_program: unknown mode '%s'\n", mode);

@@ -149,6 +149,13 @@ TEST_F(DragTool, SystemCallAccessIsAUse) {
   EXPECT_EQ(lastUse().records, want);
 }
 
+TEST_F(DragTool, ReusedBytesBelongToTheNewObject) {
+  const auto r = run("reuse");
+  ASSERT_TRUE(r.succeeded()) << strata::support::describeStatus(r) << "\n" << stderrText();
+  const std::vector<Record> want{{0, 0, 1}, {1, 3, 4}, {2, 3, 5}, {3, 6, 7}, {4, 7, kAtExit}};
+  EXPECT_EQ(lastUse().records, want);
+}
+
 TEST_F(DragTool, CrashStillWritesLiveObjectsAndTrailer) {
   const auto r = run("crash");
   EXPECT_EQ(r.signal, SIGSEGV) << strata::support::describeStatus(r) << "\n" << stderrText();

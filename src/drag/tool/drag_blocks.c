@@ -1,7 +1,14 @@
 /* The drag tool's live blocks (drag_blocks.h): a WordFM of Block pointers ordered by address,
  * where overlapping ranges compare equal, so that looking up a probe range finds a live block
  * sharing a byte with it. Blocks never overlap each other: a CREATE over live bytes ends the
- * blocks there first. */
+ * blocks there first.
+ *
+ * An access looks first at the block the previous one hit, then at a direct-mapped table of
+ * recent answers per 16-byte granule of the address space (the block holding the granule's
+ * accesses, or "no block touches this granule"), and only then in the tree, whose lookups
+ * (pointer chasing over every live block) would otherwise be most of the tool's time when a
+ * program walks many objects. A block's granules are cleared from the table when it is
+ * created and when it ends, so an entry is never stale. */
 #include "drag_blocks.h"
 
 #include "pub_tool_libcassert.h"
@@ -21,6 +28,43 @@ static Addr bounds_lo, bounds_hi;  /* every live block lies in [bounds_lo, bound
 static ULong current_seq;
 static DragEnded on_end;
 static DragBlockStats stats;
+
+/* The table of recent answers: 2^16 entries of 16-byte granules, so a contiguous megabyte of
+ * objects maps without collisions. An entry is for granule `granule`; block NULL means no live
+ * block shares a byte with it. */
+#define GRANULE_SHIFT 4
+#define RECENT_BITS 16
+#define RECENT_SIZE ((UWord)1 << RECENT_BITS)
+typedef struct {
+   Addr granule;
+   Block* block;
+} Recent;
+static Recent recent[RECENT_SIZE];
+
+static Recent* recent_slot(Addr granule) { return &recent[granule & (RECENT_SIZE - 1)]; }
+
+static void clear_recent(void)
+{
+   UWord i;
+   for (i = 0; i < RECENT_SIZE; i++) recent[i].granule = ~(Addr)0;  /* matches no granule */
+}
+
+/* Forgets what the table knows of the granules of [lo, hi). */
+static void forget_recent(Addr lo, Addr hi)
+{
+   Addr first = lo >> GRANULE_SHIFT, last = (hi - 1) >> GRANULE_SHIFT, g;
+   if (last - first >= RECENT_SIZE) {
+      UWord i;
+      for (i = 0; i < RECENT_SIZE; i++)
+         if (recent[i].granule >= first && recent[i].granule <= last)
+            recent[i].granule = ~(Addr)0;
+      return;
+   }
+   for (g = first; g <= last; g++) {
+      Recent* r = recent_slot(g);
+      if (r->granule == g) r->granule = ~(Addr)0;
+   }
+}
 
 static Word compare_ranges(UWord a, UWord b)
 {
@@ -45,6 +89,7 @@ static void new_set(void)
    live_count = 0;
    last_hit = NULL;
    reset_bounds();
+   clear_recent();
 }
 
 void drag_blocks_init(DragEnded ended)
@@ -77,6 +122,7 @@ static void end_block(Block* b, ULong release)
    Bool found = VG_(delFromFM)(live, NULL, NULL, (UWord)b);
    tl_assert(found);
    if (last_hit == b) last_hit = NULL;
+   forget_recent(b->lo, b->hi);
    if (--live_count == 0) reset_bounds();
    on_end(b->id, b->last_use, release);
    VG_(free)(b);
@@ -102,6 +148,7 @@ void drag_blocks_create(ULong seq, ULong id, Addr addr, SizeT size)
    b->id = id;
    b->last_use = seq;
    VG_(addToFM)(live, (UWord)b, 0);
+   forget_recent(addr, hi);
    live_count++;
    if (addr < bounds_lo) bounds_lo = addr;
    if (hi > bounds_hi) bounds_hi = hi;
@@ -128,6 +175,11 @@ static void touch_range(Addr lo, Addr hi)
       if (b == NULL) return;
       b->last_use = current_seq;
       last_hit = b;
+      if (b->lo <= lo) {
+         Recent* r = recent_slot(lo >> GRANULE_SHIFT);
+         r->granule = lo >> GRANULE_SHIFT;
+         r->block = b;
+      }
       if (lo < b->lo) touch_range(lo, b->lo);
       lo = b->hi;
    }
@@ -135,8 +187,9 @@ static void touch_range(Addr lo, Addr hi)
 
 VG_REGPARM(2) void drag_blocks_access(Addr addr, SizeT size)
 {
-   Addr hi;
+   Addr hi, granule;
    Block* b;
+   Recent* r;
    if (addr >= bounds_hi) return;
    hi = end_of(addr, size);
    if (hi <= bounds_lo) return;
@@ -144,6 +197,25 @@ VG_REGPARM(2) void drag_blocks_access(Addr addr, SizeT size)
    if (b != NULL && addr >= b->lo && hi <= b->hi) {
       b->last_use = current_seq;
       return;
+   }
+   granule = addr >> GRANULE_SHIFT;
+   r = recent_slot(granule);
+   if (r->granule == granule) {
+      b = r->block;
+      if (b == NULL) {
+         if ((hi - 1) >> GRANULE_SHIFT == granule) return;  /* no block in its granule */
+      } else if (addr >= b->lo && hi <= b->hi) {
+         b->last_use = current_seq;
+         last_hit = b;
+         return;
+      }
+   } else if ((hi - 1) >> GRANULE_SHIFT == granule) {
+      Addr start = granule << GRANULE_SHIFT;
+      if (find_overlap(start, start + ((Addr)1 << GRANULE_SHIFT)) == NULL) {
+         r->granule = granule;  /* learnt: nothing lives in this granule */
+         r->block = NULL;
+         return;
+      }
    }
    touch_range(addr, hi);
 }
