@@ -50,6 +50,12 @@ std::uint64_t TraceFile::append(const trace::Event& e) {
   return r;
 }
 
+bool TraceFile::program(const trace::ProgramInfo& program) {
+  if (writer_.program(program.pid, program.parentPid, program.path)) return true;
+  if (!writer_.ok()) fail();
+  return false;
+}
+
 std::uint64_t TraceFile::defineSite(const std::uint64_t* frames, std::size_t depth) {
   if (!writer_.hasSites() || depth == 0 || depth > trace::kMaxSiteDepth)
     throw std::logic_error(path_ + ": defineSite on a trace without sites or with a bad depth");

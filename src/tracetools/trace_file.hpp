@@ -27,6 +27,9 @@ class TraceFile {
   // std::runtime_error naming the file when the write fails, std::logic_error for an event the
   // writer rejects (a caller bug: ids not yet created, bad flags).
   std::uint64_t append(const trace::Event& e);
+  // Writes the program chunk (which process wrote the trace); only before anything else.
+  // Returns false, writing nothing, when something was already written.
+  bool program(const trace::ProgramInfo& program);
   // Defines a site from `depth` return addresses, innermost first (1 to trace::kMaxSiteDepth),
   // and returns its id (a trace with sites only; std::logic_error otherwise).
   std::uint64_t defineSite(const std::uint64_t* frames, std::size_t depth);

@@ -1,0 +1,151 @@
+// Reading the last-use file (drag_last_use.hpp): a parser fed the file in blocks, so a file is
+// never held whole; whole 24-byte units are decoded as they complete, a partial one is carried
+// to the next block. Layout: include/strata/drag/protocol.h.
+#include "drag_last_use.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "strata/drag/protocol.h"
+
+namespace strata::tracetools {
+namespace {
+
+constexpr std::size_t kWord = 8;
+constexpr std::size_t kUnit = 3 * kWord;  // the header, a record and the trailer are 3 words
+static_assert(kLastUseAtExit == STRATA_DRAG_AT_EXIT);
+
+std::uint64_t getU64(const unsigned char* p) {
+  std::uint64_t v = 0;
+  for (int i = 7; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+
+class Parser {
+ public:
+  void feed(const unsigned char* p, std::size_t n) {
+    while (n != 0) {
+      if (trailerSeen_) throw LastUseError(at_, "data after the trailer");
+      const std::size_t k = std::min(n, kUnit - fill_);
+      std::memcpy(unit_ + fill_, p, k);
+      fill_ += k;
+      p += k;
+      n -= k;
+      if (fill_ == kUnit) {
+        unit(at_);
+        at_ += kUnit;
+        fill_ = 0;
+      }
+    }
+  }
+
+  LastUseData finish() {
+    if (!headerSeen_) {
+      if (std::memcmp(unit_, STRATA_DRAG_MAGIC, std::min(fill_, kWord)) != 0)
+        throw LastUseError(0, "not a last-use file (bad magic)");
+      throw LastUseError(0, "the file ends in its " + std::to_string(kUnit) + "-byte header (" +
+                                std::to_string(fill_) + " bytes)");
+    }
+    if (fill_ != 0) {
+      data_.incomplete = "a record cut short at byte offset " + std::to_string(at_) + " after " +
+                         std::to_string(data_.records.size()) +
+                         " whole records (the run was killed)";
+    } else if (!trailerSeen_) {
+      data_.incomplete = "no trailer after " + std::to_string(data_.records.size()) +
+                         " records (the run was killed)";
+    }
+    data_.complete = data_.incomplete.empty();
+    auto& r = data_.records;
+    std::stable_sort(r.begin(), r.end(),
+                     [](const LastUseRecord& a, const LastUseRecord& b) { return a.id < b.id; });
+    for (std::size_t i = 1; i < r.size(); ++i)
+      if (r[i].id == r[i - 1].id)
+        throw LastUseError(std::max(r[i].offset, r[i - 1].offset),
+                           "object " + std::to_string(r[i].id) + " has a second record (the " +
+                               "first at byte offset " +
+                               std::to_string(std::min(r[i].offset, r[i - 1].offset)) + ")");
+    return std::move(data_);
+  }
+
+ private:
+  void unit(std::uint64_t off) {
+    const std::uint64_t a = getU64(unit_), b = getU64(unit_ + kWord), c = getU64(unit_ + 2 * kWord);
+    if (!headerSeen_) {
+      if (std::memcmp(unit_, STRATA_DRAG_MAGIC, kWord) != 0)
+        throw LastUseError(0, "not a last-use file (bad magic)");
+      if (b != STRATA_DRAG_VERSION)
+        throw LastUseError(kWord, "unsupported last-use file version " + std::to_string(b) +
+                                      " (this reader reads version " +
+                                      std::to_string(STRATA_DRAG_VERSION) + ")");
+      data_.pid = c;
+      headerSeen_ = true;
+      return;
+    }
+    if (a == STRATA_DRAG_END) {
+      if (b != data_.records.size())
+        throw LastUseError(off + kWord, "the trailer counts " + std::to_string(b) +
+                                            " records, the file has " +
+                                            std::to_string(data_.records.size()));
+      if (c != 0) throw LastUseError(off + 2 * kWord, "the trailer's last word is not 0");
+      trailerSeen_ = true;
+      return;
+    }
+    if (b >= STRATA_DRAG_AT_EXIT || (c != STRATA_DRAG_AT_EXIT && b > c))
+      throw LastUseError(off, "object " + std::to_string(a) + ": last use at event " +
+                                  std::to_string(b) + " after its release at event " +
+                                  std::to_string(c));
+    data_.records.push_back(LastUseRecord{a, b, c, off});
+  }
+
+  LastUseData data_;
+  unsigned char unit_[kUnit] = {};
+  std::size_t fill_ = 0;
+  std::uint64_t at_ = 0;  // offset of unit_[0]
+  bool headerSeen_ = false;
+  bool trailerSeen_ = false;
+};
+
+}  // namespace
+
+const LastUseRecord* LastUseData::find(std::uint64_t id) const {
+  const auto it = std::lower_bound(records.begin(), records.end(), id,
+                                   [](const LastUseRecord& r, std::uint64_t v) { return r.id < v; });
+  return it != records.end() && it->id == id ? &*it : nullptr;
+}
+
+LastUseData parseLastUse(const unsigned char* data, std::size_t size) {
+  Parser p;
+  p.feed(data, size);
+  return p.finish();
+}
+
+LastUseData readLastUseFile(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw std::runtime_error(path + ": cannot read: " + std::strerror(errno));
+  try {
+    Parser p;
+    std::vector<unsigned char> buf(std::size_t{1} << 16);
+    for (;;) {
+      const ssize_t n = ::read(fd, buf.data(), buf.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) throw std::runtime_error(path + ": cannot read: " + std::strerror(errno));
+      if (n == 0) break;
+      p.feed(buf.data(), static_cast<std::size_t>(n));
+    }
+    LastUseData d = p.finish();
+    ::close(fd);
+    return d;
+  } catch (const LastUseError& e) {
+    ::close(fd);
+    throw std::runtime_error(path + ": " + e.what());
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+}
+
+}  // namespace strata::tracetools
