@@ -163,7 +163,7 @@ int runDrag(std::span<char* const> args) {
     return 2;
   }
   DragRunFacts facts{support::shellLine(o.command), support::describeStatus(ran),
-                     ran.wallSeconds, ran.succeeded(), o.dir, o.top};
+                     ran.wallSeconds, ran.succeeded(), o.dir, o.top, {}};
   if (!fs::exists(o.dir / "program.trace") || fs::file_size(o.dir / "program.trace", ec) == 0) {
     std::fprintf(stderr, "strata drag: %s (%s) recorded nothing: the recorder did not start "
                  "(a statically linked program ignores LD_PRELOAD); Valgrind's messages are in "

@@ -92,7 +92,7 @@ std::string reportText(const DragRunFacts& f, const tracetools::LastUseData& las
   out += "\n";
   out += "  objects            " + std::to_string(r.objectCount) + ", " +
          bytesText(r.finalClock) + " allocated over " + std::to_string(r.events) + " events\n";
-  const std::string drag = r.idealAreaZero && r.actualArea > 0
+  const std::string drag = r.dragUnbounded
                                ? std::string("infinite (no object is used after the allocation "
                                              "that made it, yet objects are kept)")
                                : format("%.3f", r.drag);

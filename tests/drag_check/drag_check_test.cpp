@@ -1,4 +1,4 @@
-// `strata drag` end to end on the reaps paper's situations (drag_program.c): the built CLI runs
+// `strata drag` end to end on the reaps paper's situations (drag_check_program.c): the built CLI runs
 // each under Valgrind with the drag tool and the recorder, and the figures are checked against
 // answers worked out by hand. Allocation time: clock(e) = bytes requested by the creating
 // events up to and including e. An object made at clock c, last used after the allocation at
@@ -29,7 +29,7 @@ struct Drag {
   std::string report;
 };
 
-// Runs `strata drag -o DIR -- drag_program MODE` and analyses what it wrote.
+// Runs `strata drag -o DIR -- drag_check_program MODE` and analyses what it wrote.
 Drag dragOf(const TempDir& dir, const std::string& mode) {
   Drag d;
   d.run = runStrata({"drag", "-o", dir / "out", "--", DRAG_PROGRAM, mode});

@@ -1,4 +1,4 @@
-# `strata drag` end to end: drag_check_test runs the built `strata drag` on drag_program.c,
+# `strata drag` end to end: drag_check_test runs the built `strata drag` on drag_check_program.c,
 # the reaps paper's situations (prompt freeing, a region kept to the end, a long-lived reap
 # whose objects die early, the reap C API as a region, a crash, no allocation), under Valgrind
 # with the drag tool and the recorder, and checks the figures against answers worked out by
@@ -7,15 +7,15 @@
 # files are installed.
 if(TARGET strata_cli AND TARGET strata_record AND TARGET strata_drag_tool AND NOT STRATA_SANITIZE
    AND TARGET strata_reap AND TARGET strata_region)
-  add_executable(drag_program ${CMAKE_CURRENT_LIST_DIR}/drag_program.c)
+  add_executable(drag_check_program ${CMAKE_CURRENT_LIST_DIR}/drag_check_program.c)
   # -fno-builtin: every allocation and access in the source is made as written.
-  target_compile_options(drag_program PRIVATE -O1 -fno-builtin -Wall -Wextra -Werror)
-  target_link_libraries(drag_program PRIVATE strata::strata strata_reap strata_region)
+  target_compile_options(drag_check_program PRIVATE -O1 -fno-builtin -Wall -Wextra -Werror)
+  target_link_libraries(drag_check_program PRIVATE strata::strata strata_reap strata_region)
   add_executable(drag_check_test ${CMAKE_CURRENT_LIST_DIR}/drag_check_test.cpp)
   target_compile_options(drag_check_test PRIVATE -Wall -Wextra -Werror)
   target_link_libraries(drag_check_test PRIVATE strata_tracetools GTest::gtest GTest::gtest_main)
   target_compile_definitions(drag_check_test PRIVATE STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>"
-    DRAG_PROGRAM="$<TARGET_FILE:drag_program>")
-  add_dependencies(drag_check_test strata_cli strata_record strata_drag_tool drag_program)
+    DRAG_PROGRAM="$<TARGET_FILE:drag_check_program>")
+  add_dependencies(drag_check_test strata_cli strata_record strata_drag_tool drag_check_program)
   gtest_discover_tests(drag_check_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
 endif()

@@ -3,17 +3,17 @@
  * is written when it is made and read at the points the comments name; nothing else
  * allocates (no stdio). Allocation time counts the bytes requested so far.
  *
- *   drag_program prompt      a window of 4 objects of 64 B: each is used for the last time
+ *   drag_check_program prompt      a window of 4 objects of 64 B: each is used for the last time
  *                            right before it is freed, 3 allocations after it was made
- *   drag_program region      a region (region API) of 100 objects of 100 B, each used when
+ *   drag_check_program region      a region (region API) of 100 objects of 100 B, each used when
  *                            made and after the next allocation, destroyed at the end
- *   drag_program phases      a long-lived reap cleared after each of 5 phases of 20 objects
+ *   drag_check_program phases      a long-lived reap cleared after each of 5 phases of 20 objects
  *                            of 50 B, each used when made and after the next allocation
- *   drag_program reap        a reap used as a region: 40 objects of 128 B, each used when
+ *   drag_check_program reap        a reap used as a region: 40 objects of 128 B, each used when
  *                            made and after the next allocation; the even ones reap_free'd
  *                            right after that, the odd ones left to a reap_clear at the end
- *   drag_program crash       the region situation, then a crash (SIGSEGV) before the destroy
- *   drag_program none        allocates nothing
+ *   drag_check_program crash       the region situation, then a crash (SIGSEGV) before the destroy
+ *   drag_check_program none        allocates nothing
  */
 #include <signal.h>
 #include <stdlib.h>
