@@ -139,7 +139,7 @@ class DragPass {
     }
     r_.actualArea = static_cast<double>(actualArea);
     r_.idealArea = static_cast<double>(idealArea);
-    r_.idealAreaZero = idealArea == 0;
+    r_.dragUnbounded = idealArea == 0 && actualArea != 0;
     r_.drag = idealArea == 0 ? (actualArea == 0 ? 1.0 : std::numeric_limits<double>::infinity())
                              : static_cast<double>(actualArea) / static_cast<double>(idealArea);
     curves(actual, ideal, options.maxPoints);
