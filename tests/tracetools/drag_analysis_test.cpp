@@ -96,8 +96,8 @@ TEST(DragAnalysis, AReapWhoseObjectsDieEarlyButIsClearedLate) {
   EXPECT_EQ(r.actualArea, 13312.0);
   EXPECT_EQ(r.idealArea, 6144.0);
   EXPECT_DOUBLE_EQ(r.drag, 13.0 / 6.0);
-  EXPECT_EQ(r.curve, (std::vector<tt::DragPoint>{
-                         {0, 0, 0}, {64, 64, 64}, {128, 128, 128}, {160, 160, 96}, {200, 168, 40}}));
+  EXPECT_EQ(r.curve, (std::vector<tt::DragPoint>{{0, 0, 0}, {64, 64, 64}, {128, 128, 128},
+                                                  {160, 160, 96}, {200, 168, 40}}));
   EXPECT_EQ(r.peakActual, 168u);
   EXPECT_EQ(r.peakIdeal, 128u);
   EXPECT_EQ(r.increasePercent, 31.25);

@@ -60,7 +60,8 @@ std::vector<Rec> lastUseAtRelease(const std::vector<Event>& evs) {
 // twice and sees the expected peak.
 void checkPlan(const std::string& bytes, std::uint64_t peak) {
   const auto* d = reinterpret_cast<const unsigned char*>(bytes.data());
-  const strata::replay::TraceScan scan = strata::replay::scanTrace(trace::MemorySource{d, bytes.size()});
+  const strata::replay::TraceScan scan =
+      strata::replay::scanTrace(trace::MemorySource{d, bytes.size()});
   ASSERT_TRUE(scan.error.empty()) << scan.error;
   strata::replay::PlanDecoder<trace::MemorySource> dec(trace::MemorySource{d, bytes.size()},
                                                        scan.totals.objects,

@@ -25,7 +25,8 @@ inline void putU64(std::vector<unsigned char>& out, std::uint64_t v) {
 
 // A last-use file: header (pid 4242), the records, the trailer when `trailer`.
 inline std::vector<unsigned char> lastUseBytes(const std::vector<Rec>& recs, bool trailer = true) {
-  std::vector<unsigned char> out(STRATA_DRAG_MAGIC, STRATA_DRAG_MAGIC + 8);
+  const char magic[] = STRATA_DRAG_MAGIC;
+  std::vector<unsigned char> out(magic, magic + 8);
   putU64(out, STRATA_DRAG_VERSION);
   putU64(out, 4242);
   for (const Rec& r : recs) {
