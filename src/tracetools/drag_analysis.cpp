@@ -139,13 +139,13 @@ class DragPass {
     }
     r_.actualArea = static_cast<double>(actualArea);
     r_.idealArea = static_cast<double>(idealArea);
-    r_.idealAreaZero = idealArea == 0;
+    r_.dragUnbounded = idealArea == 0 && actualArea != 0;
     r_.drag = idealArea == 0 ? (actualArea == 0 ? 1.0 : std::numeric_limits<double>::infinity())
                              : static_cast<double>(actualArea) / static_cast<double>(idealArea);
     curves(actual, ideal, options.maxPoints);
-    r_.increasePercent = r_.peakIdeal == 0 ? 0.0
-                                           : 100.0 * static_cast<double>(r_.peakActual - r_.peakIdeal) /
-                                                 static_cast<double>(r_.peakIdeal);
+    const double over = static_cast<double>(r_.peakActual - r_.peakIdeal);
+    r_.increasePercent =
+        r_.peakIdeal == 0 ? 0.0 : 100.0 * over / static_cast<double>(r_.peakIdeal);
   }
 
  private:

@@ -92,9 +92,9 @@ struct DragResult {
   // Areas under the curves (sum of size x lifetime in allocation time) and their ratio. drag
   // is 1.0 when no object outlives its last use. When the ideal area is 0 (every object was
   // either empty or never used after its creation), drag is 1.0 if the actual area is 0 too
-  // and +infinity otherwise (idealAreaZero says so, for a printer that cannot show infinity).
+  // and +infinity otherwise (dragUnbounded says so, for a printer that cannot show infinity).
   double actualArea = 0, idealArea = 0, drag = 1.0;
-  bool idealAreaZero = false;
+  bool dragUnbounded = false;
   std::uint64_t peakActual = 0, peakIdeal = 0;
   double increasePercent = 0;       // (peakActual - peakIdeal) / peakIdeal x 100; 0 if both 0
   // Objects (of size > 0) the last-use file has no record of, and their bytes.

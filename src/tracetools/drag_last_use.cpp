@@ -73,7 +73,8 @@ class Parser {
 
  private:
   void unit(std::uint64_t off) {
-    const std::uint64_t a = getU64(unit_), b = getU64(unit_ + kWord), c = getU64(unit_ + 2 * kWord);
+    const std::uint64_t a = getU64(unit_), b = getU64(unit_ + kWord);
+    const std::uint64_t c = getU64(unit_ + 2 * kWord);
     if (!headerSeen_) {
       if (std::memcmp(unit_, STRATA_DRAG_MAGIC, kWord) != 0)
         throw LastUseError(0, "not a last-use file (bad magic)");
@@ -112,8 +113,8 @@ class Parser {
 }  // namespace
 
 const LastUseRecord* LastUseData::find(std::uint64_t id) const {
-  const auto it = std::lower_bound(records.begin(), records.end(), id,
-                                   [](const LastUseRecord& r, std::uint64_t v) { return r.id < v; });
+  const auto below = [](const LastUseRecord& r, std::uint64_t v) { return r.id < v; };
+  const auto it = std::lower_bound(records.begin(), records.end(), id, below);
   return it != records.end() && it->id == id ? &*it : nullptr;
 }
 

@@ -1,5 +1,5 @@
 # The trace tools (src/tracetools): statistics, the bundled workloads, mtrace and heaptrack import,
-# export (tracetools_test, linked to the library), and `strata stats|generate|import|export` run as
+# export, drag (tracetools_test, linked to the library), and `strata stats|generate|import|export` run as
 # a user runs them (tracetools_cli_test, on the built executable).
 #
 # mtrace_test makes a real glibc mtrace: mtrace_program is run with libc_malloc_debug.so.0 in
@@ -27,7 +27,10 @@ add_executable(tracetools_test
   ${CMAKE_CURRENT_LIST_DIR}/mtrace_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/site_stats_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/heaptrack_test.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/heaptrack_input_test.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/heaptrack_input_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/drag_last_use_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/drag_analysis_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/drag_ideal_trace_test.cpp)
 target_compile_options(tracetools_test PRIVATE -Wall -Wextra -Werror)
 target_compile_definitions(tracetools_test PRIVATE
   STRATA_MTRACE_PROGRAM="$<TARGET_FILE:mtrace_program>"
@@ -36,6 +39,11 @@ target_compile_definitions(tracetools_test PRIVATE
 target_include_directories(tracetools_test PRIVATE ${CMAKE_CURRENT_LIST_DIR})
 target_link_libraries(tracetools_test PRIVATE strata_tracetools GTest::gtest GTest::gtest_main)
 add_dependencies(tracetools_test mtrace_program)
+# The drag tests hand their ideal traces to the replay's plan decoder when it is built.
+if(TARGET strata_replay)
+  target_link_libraries(tracetools_test PRIVATE strata_replay)
+  target_compile_definitions(tracetools_test PRIVATE STRATA_DRAG_REPLAY_PLAN=1)
+endif()
 gtest_discover_tests(tracetools_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
 
 # sites_program writes a trace whose sites point into itself (built with debug information
