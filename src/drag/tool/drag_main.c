@@ -99,7 +99,7 @@ static void drag_post_syscall(ThreadId tid, UInt syscallno, UWord* args, UInt na
 }
 
 /* Reads and writes the kernel makes for a system call count as the program's accesses. */
-static void drag_syscall_read(CorePart part, ThreadId tid, const HChar* what, Addr a, SizeT n)
+static void drag_syscall_access(CorePart part, ThreadId tid, const HChar* what, Addr a, SizeT n)
 {
    (void)part;
    (void)tid;
@@ -107,7 +107,7 @@ static void drag_syscall_read(CorePart part, ThreadId tid, const HChar* what, Ad
    drag_blocks_access(a, n);
 }
 
-static void drag_syscall_read_string(CorePart part, ThreadId tid, const HChar* what, Addr a)
+static void drag_syscall_string(CorePart part, ThreadId tid, const HChar* what, Addr a)
 {
    (void)part;
    (void)tid;
@@ -152,9 +152,9 @@ static void drag_pre_clo_init(void)
                                    drag_print_debug_usage);
    VG_(needs_client_requests)(drag_handle_client_request);
    VG_(needs_syscall_wrapper)(drag_pre_syscall, drag_post_syscall);
-   VG_(track_pre_mem_read)(drag_syscall_read);
-   VG_(track_pre_mem_write)(drag_syscall_read);
-   VG_(track_pre_mem_read_asciiz)(drag_syscall_read_string);
+   VG_(track_pre_mem_read)(drag_syscall_access);
+   VG_(track_pre_mem_write)(drag_syscall_access);
+   VG_(track_pre_mem_read_asciiz)(drag_syscall_string);
    VG_(atfork)(NULL, NULL, drag_fork_child);
 
    drag_blocks_init(drag_out_record);
