@@ -10,6 +10,7 @@
 
 #include "process.hpp"
 #include "python.hpp"
+#include "site_report.hpp"
 #include "symbolize.hpp"
 
 namespace strata::cli {
