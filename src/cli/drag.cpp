@@ -3,9 +3,11 @@
 // how much memory it held after each object's last use (tracetools' drag analysis) and writes
 // the report, the two curves and their plot, and the trace of the program as it would run
 // with every object freed at its last use. docs/drag.md describes the method.
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -23,6 +25,7 @@
 #include "drag_report.hpp"
 #include "options.hpp"
 #include "process.hpp"
+#include "strata/trace/reader.hpp"
 #include "valgrind_run.hpp"
 
 namespace strata::cli {
@@ -45,13 +48,15 @@ constexpr std::string_view kHelp =
     "  --sites                record allocation sites too, for the table of sites by drag\n"
     "  --top N                sites shown (default 10)\n"
     "\n"
-    "DIR receives report.txt (the report, also printed), program.trace (the recorded\n"
-    "trace), last-use.bin (the tool's last uses), curves.csv and drag.png / drag.svg (the\n"
-    "two curves), ideal.trace (the program with every object freed right after its last\n"
-    "use: `strata compare DIR/program.trace DIR/ideal.trace` shows what each allocator\n"
-    "needs with perfect freeing) and valgrind.log. The program runs tens of times slower\n"
-    "than natively (Valgrind). A program that crashes is analysed up to the crash.\n"
-    "Objects of forked child processes are not analysed.\n"
+    "Every program COMMAND runs (exec) is watched too; the report is for the process that\n"
+    "allocated the most, with a line for each other. DIR receives report.txt (the report,\n"
+    "also printed), program.trace and program.trace.<pid> (the recorded traces),\n"
+    "last-use.<pid>.bin (the tool's last uses), curves.csv and drag.png / drag.svg (the two\n"
+    "curves), ideal.trace (that process with every object freed right after its last use:\n"
+    "`strata compare` on its trace and ideal.trace shows what each allocator needs with\n"
+    "perfect freeing) and valgrind.<pid>.log. The program runs several to tens of times\n"
+    "slower than natively (Valgrind). A program that crashes is analysed up to the crash.\n"
+    "A process forked without exec is not analysed (its objects are its parent's).\n"
     "\n"
     "Exit status: 0 when the analysis was written (also for a program that failed or\n"
     "crashed: the report says so); 1 when it could not be (nothing recorded, the program\n"
@@ -104,12 +109,13 @@ std::string parseOptions(std::span<char* const> args, Options& o) {
   return {};
 }
 
-// Runs the command under the tool; returns how it ended (started == false: not found).
+// Runs the command under the tool, every program it execs too; returns how it ended.
 support::ProcessResult runUnderTool(const Options& o, const drag::DragRun& run,
                                     const std::string& recorder) {
+  std::string logDir;  // Valgrind expands % in --log-file: the directory's own are doubled
+  for (const char c : o.dir.string()) logDir += c == '%' ? std::string("%%") : std::string(1, c);
   support::ChildSpec spec;
-  spec.argv = run.argv(o.dir / "last-use.bin", o.command,
-                       {"--log-file=" + (o.dir / "valgrind.log").string()});
+  spec.argv = run.argvEveryProcess(o.dir, o.command, {"--log-file=" + logDir + "/valgrind.%p.log"});
   spec.set = run.environment();
   spec.set.push_back("STRATA_TRACE_FILE=" + (o.dir / "program.trace").string());
   spec.set.push_back("STRATA_TRACE_DRAG=1");
@@ -118,6 +124,86 @@ support::ProcessResult runUnderTool(const Options& o, const drag::DragRun& run,
   spec.preload = recorder;
   spec.stdinPath.clear();  // the program's own stdin, stdout and stderr
   return support::runChild(spec);
+}
+
+// The traces the run wrote: program.trace (the command's process) and program.trace.<pid>
+// (every other process), each with the pid its program chunk names.
+std::vector<DragProcess> tracesWritten(const fs::path& dir) {
+  std::vector<DragProcess> out;
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name != "program.trace" && !name.starts_with("program.trace.")) continue;
+    const std::string digits = name.substr(std::min(name.size(), sizeof "program.trace"));
+    if (name != "program.trace" &&
+        (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos))
+      continue;
+    DragProcess p;
+    p.trace = entry.path();
+    const int fd = ::open(p.trace.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    trace::TraceReader<trace::FdSource> reader(trace::FdSource{fd});
+    trace::Event e;
+    reader.next(e);  // reads the header and the program chunk
+    ::close(fd);
+    p.pid = static_cast<long>(reader.program().pid);
+    p.program = reader.program().path;
+    if (p.pid == 0 && !digits.empty()) p.pid = std::strtol(digits.c_str(), nullptr, 10);
+    out.push_back(std::move(p));
+  }
+  std::sort(out.begin(), out.end(), [](const DragProcess& a, const DragProcess& b) {
+    return a.trace.filename() == "program.trace" ||
+           (b.trace.filename() != "program.trace" && a.pid < b.pid);
+  });
+  return out;
+}
+
+// Analyses each process that ran under the tool; the one that allocated the most gets the
+// full report, the curves and the ideal trace. Returns the exit status.
+int analyse(DragRunFacts& facts, std::vector<DragProcess>& processes) {
+  const DragProcess* best = nullptr;
+  std::size_t skippedNoTool = 0, skippedNothing = 0;
+  std::string firstError;
+  for (DragProcess& p : processes) {
+    const std::string lastUse = drag::DragRun::lastUseFile(facts.dir, p.pid);
+    if (!fs::exists(lastUse)) {  // a fork child that did not exec, or not under Valgrind
+      ++skippedNoTool;
+      continue;
+    }
+    try {
+      p.lastUse = tracetools::readLastUseFile(lastUse);
+      p.result = tracetools::analyzeDrag(p.trace, p.lastUse);
+      p.analysed = true;
+      if (best == nullptr || p.result.finalClock > best->result.finalClock) best = &p;
+    } catch (const std::exception& e) {
+      if (std::string(e.what()).find("allocated nothing") != std::string::npos) {
+        ++skippedNothing;
+      } else if (firstError.empty()) {
+        firstError = e.what();
+      }
+    }
+  }
+  if (best == nullptr) {
+    std::fprintf(stderr, "strata drag: %s (the program: %s)\n",
+                 !firstError.empty() ? firstError.c_str()
+                 : skippedNoTool != 0 && skippedNothing == 0
+                     ? "no process ran under the drag tool (see valgrind.*.log)"
+                     : "the program allocated nothing",
+                 facts.status.c_str());
+    return 1;
+  }
+  if (!firstError.empty()) facts.notes.push_back("a process was not analysed: " + firstError);
+  if (skippedNoTool != 0)
+    facts.notes.push_back(std::to_string(skippedNoTool) + " processes were not analysed (forked "
+                          "without exec: their objects are the parent's)");
+  try {
+    const tracetools::IdealTraceCounts ideal =
+        tracetools::writeIdealTrace(best->trace, best->result, facts.dir / "ideal.trace");
+    return writeDragReport(facts, processes, *best, ideal);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "strata drag: %s\n", e.what());
+    return 1;
+  }
 }
 
 int runDrag(std::span<char* const> args) {
@@ -150,9 +236,12 @@ int runDrag(std::span<char* const> args) {
     return 1;
   }
   o.dir = fs::absolute(o.dir);
-  for (const char* stale : {"program.trace", "last-use.bin", "ideal.trace", "curves.csv",
-                            "drag.png", "drag.svg", "report.txt", "valgrind.log"})
-    fs::remove(o.dir / stale, ec);
+  for (const fs::directory_entry& entry : fs::directory_iterator(o.dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    for (const char* stale : {"program.trace", "last-use.", "valgrind.", "ideal.trace",
+                              "curves.csv", "drag.png", "drag.svg", "report.txt"})
+      if (name.starts_with(stale)) fs::remove(entry.path(), ec);
+  }
 
   std::fprintf(stderr, "strata drag: running %s under Valgrind (slow: every load and store is "
                "watched)\n", support::shellLine(o.command).c_str());
@@ -164,31 +253,15 @@ int runDrag(std::span<char* const> args) {
   }
   DragRunFacts facts{support::shellLine(o.command), support::describeStatus(ran),
                      ran.wallSeconds, ran.succeeded(), o.dir, o.top, {}};
-  if (!fs::exists(o.dir / "program.trace") || fs::file_size(o.dir / "program.trace", ec) == 0) {
+  std::vector<DragProcess> processes = tracesWritten(o.dir);
+  if (processes.empty()) {
     std::fprintf(stderr, "strata drag: %s (%s) recorded nothing: the recorder did not start "
                  "(a statically linked program ignores LD_PRELOAD); Valgrind's messages are in "
-                 "%s\n", facts.command.c_str(), facts.status.c_str(),
-                 (o.dir / "valgrind.log").c_str());
+                 "%s/valgrind.*.log\n", facts.command.c_str(), facts.status.c_str(),
+                 o.dir.c_str());
     return 1;
   }
-  try {
-    tracetools::LastUseData lastUse;
-    if (fs::exists(o.dir / "last-use.bin")) {
-      lastUse = tracetools::readLastUseFile(o.dir / "last-use.bin");
-    } else {
-      lastUse.incomplete = "the drag tool wrote no last-use file";
-      facts.notes.push_back("the drag tool wrote nothing (see valgrind.log): every object "
-                            "counts as used until it ends");
-    }
-    const tracetools::DragResult result = tracetools::analyzeDrag(o.dir / "program.trace",
-                                                                  lastUse);
-    const tracetools::IdealTraceCounts ideal =
-        tracetools::writeIdealTrace(o.dir / "program.trace", result, o.dir / "ideal.trace");
-    return writeDragReport(facts, lastUse, result, ideal);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "strata drag: %s (the program: %s)\n", e.what(), facts.status.c_str());
-    return 1;
-  }
+  return analyse(facts, processes);
 }
 
 }  // namespace

@@ -72,8 +72,36 @@ std::string sitesTable(const DragResult& r, std::size_t top) {
   return out;
 }
 
-std::string reportText(const DragRunFacts& f, const tracetools::LastUseData& lastUse,
-                       const DragResult& r, const tracetools::IdealTraceCounts& ideal) {
+std::string dragText(const DragResult& r) {
+  return r.dragUnbounded ? std::string("infinite") : format("%.3f", r.drag);
+}
+
+// A line per analysed process, when there are several.
+std::string processTable(const std::vector<DragProcess>& processes, const DragProcess& shown) {
+  std::size_t analysed = 0;
+  for (const DragProcess& p : processes) analysed += p.analysed;
+  if (analysed < 2) return {};
+  std::string out = "  processes (the one marked * is reported below):\n";
+  char line[512];
+  std::snprintf(line, sizeof line, "    %-8s %12s %14s %10s %12s %12s  %s\n", "pid", "objects",
+                "allocated", "drag", "peak live", "if freed", "program");
+  out += line;
+  for (const DragProcess& p : processes) {
+    if (!p.analysed) continue;
+    const DragResult& r = p.result;
+    std::snprintf(line, sizeof line, "  %s %-8ld %12" PRIu64 " %14" PRIu64 " %10s %12" PRIu64
+                  " %12" PRIu64 "  %s\n", &p == &shown ? "* " : "  ", p.pid, r.objectCount,
+                  r.finalClock, dragText(r).c_str(), r.peakActual, r.peakIdeal,
+                  p.program.c_str());
+    out += line;
+  }
+  return out + "\n";
+}
+
+std::string reportText(const DragRunFacts& f, const std::vector<DragProcess>& processes,
+                       const DragProcess& shown, const tracetools::IdealTraceCounts& ideal) {
+  const tracetools::LastUseData& lastUse = shown.lastUse;
+  const DragResult& r = shown.result;
   std::string out = "strata drag: " + f.command + "\n";
   out += "  ran " + format("%.2f s", f.seconds) + " under Valgrind's drag tool: " + f.status +
          "\n";
@@ -90,13 +118,15 @@ std::string reportText(const DragRunFacts& f, const tracetools::LastUseData& las
   if (r.uncoveredObjects != 0)
     out += "  note: " + std::to_string(r.uncoveredObjects) + " objects (" +
            bytesText(r.uncoveredBytes) + ") have no last use: counted as used until they end\n";
-  out += "\n";
+  out += "\n" + processTable(processes, shown);
+  out += "  process            " + std::to_string(shown.pid) + " (" + shown.program + "), trace " +
+         shown.trace.filename().string() + "\n";
   out += "  objects            " + std::to_string(r.objectCount) + ", " +
          bytesText(r.finalClock) + " allocated over " + std::to_string(r.events) + " events\n";
   const std::string drag = r.dragUnbounded
                                ? std::string("infinite (no object is used after the allocation "
                                              "that made it, yet objects are kept)")
-                               : format("%.3f", r.drag);
+                               : dragText(r);
   out += "  total drag         " + drag + "   (memory held over memory needed, over allocation "
          "time; 1.0 is ideal)\n";
   out += "  peak live          " + bytesText(r.peakActual) + " as the program ran\n";
@@ -106,9 +136,10 @@ std::string reportText(const DragRunFacts& f, const tracetools::LastUseData& las
          (r.peakIdeal == 0 ? std::string("n/a") : format("%.1f%%", r.increasePercent)) + "\n";
   out += sitesTable(r, f.top);
   out += "\nfiles in " + f.dir.string() + "/: report.txt, curves.csv, drag.png, drag.svg, "
-         "program.trace, last-use.bin, valgrind.log, ideal.trace (" +
-         std::to_string(ideal.earlyReleases) + " objects freed right after their last use; "
-         "replay it with strata compare)\n";
+         "program.trace*, last-use.*.bin, valgrind.*.log, ideal.trace (" +
+         std::to_string(ideal.earlyReleases) + " objects freed right after their last use: "
+         "strata compare " + shown.trace.string() + " " + (f.dir / "ideal.trace").string() +
+         ")\n";
   return out;
 }
 
@@ -138,9 +169,10 @@ void drawPlot(const fs::path& dir) {
 
 }  // namespace
 
-int writeDragReport(const DragRunFacts& facts, const tracetools::LastUseData& lastUse,
-                    const DragResult& r, const tracetools::IdealTraceCounts& ideal) {
-  const std::string text = reportText(facts, lastUse, r, ideal);
+int writeDragReport(const DragRunFacts& facts, const std::vector<DragProcess>& processes,
+                    const DragProcess& shown, const tracetools::IdealTraceCounts& ideal) {
+  const DragResult& r = shown.result;
+  const std::string text = reportText(facts, processes, shown, ideal);
   std::fputs(text.c_str(), stdout);
   std::fflush(stdout);
   std::ofstream report(facts.dir / "report.txt");

@@ -24,9 +24,20 @@ struct DragRunFacts {
   std::vector<std::string> notes;  // said before the figures
 };
 
-// Writes the report (stdout and DIR/report.txt), DIR/curves.csv and the plot. Returns the
-// exit status: 0, or 1 when a file cannot be written.
-int writeDragReport(const DragRunFacts& facts, const tracetools::LastUseData& lastUse,
-                    const tracetools::DragResult& r, const tracetools::IdealTraceCounts& ideal);
+// One process of the run: its trace, and its analysis when it ran under the tool.
+struct DragProcess {
+  std::filesystem::path trace;
+  long pid = 0;
+  std::string program;
+  bool analysed = false;
+  tracetools::LastUseData lastUse;
+  tracetools::DragResult result;
+};
+
+// Writes the report (stdout and DIR/report.txt): a line per analysed process when there are
+// several, then `shown`'s figures in full (it is one of `processes`); DIR/curves.csv and the
+// plot of `shown`. Returns the exit status: 0, or 1 when a file cannot be written.
+int writeDragReport(const DragRunFacts& facts, const std::vector<DragProcess>& processes,
+                    const DragProcess& shown, const tracetools::IdealTraceCounts& ideal);
 
 }  // namespace strata::cli

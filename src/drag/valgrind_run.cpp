@@ -153,6 +153,22 @@ std::vector<std::string> DragRun::argv(const std::string& outFile,
   return args;
 }
 
+std::vector<std::string> DragRun::argvEveryProcess(
+    const std::string& dir, const std::vector<std::string>& command,
+    const std::vector<std::string>& valgrindOptions) const {
+  std::vector<std::string> args{valgrind_.program, std::string("--tool=") + kToolName,
+                                "--drag-out=" + escapePercent(dir + "/last-use.") + "%p.bin",
+                                "-q", "--trace-children=yes"};
+  args.insert(args.end(), valgrindOptions.begin(), valgrindOptions.end());
+  args.push_back("--");
+  args.insert(args.end(), command.begin(), command.end());
+  return args;
+}
+
+std::string DragRun::lastUseFile(const std::string& dir, long pid) {
+  return dir + "/last-use." + std::to_string(pid) + ".bin";
+}
+
 std::vector<std::string> DragRun::environment() const { return {"VALGRIND_LIB=" + libDir_}; }
 
 }  // namespace strata::drag

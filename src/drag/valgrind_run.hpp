@@ -48,6 +48,15 @@ class DragRun {
   std::vector<std::string> argv(const std::string& outFile,
                                 const std::vector<std::string>& command,
                                 const std::vector<std::string>& valgrindOptions = {}) const;
+  // The same for a command whose programs all run under the tool: every program it execs
+  // too (--trace-children=yes), each process writing DIR/last-use.<pid>.bin (lastUseFile),
+  // as the recorder writes a trace per process. A process keeps its pid across exec: the
+  // program it execs replaces its last-use file, as the recorder replaces its trace.
+  std::vector<std::string> argvEveryProcess(const std::string& dir,
+                                            const std::vector<std::string>& command,
+                                            const std::vector<std::string>& valgrindOptions = {})
+      const;
+  static std::string lastUseFile(const std::string& dir, long pid);
   // The NAME=VALUE entries to add to the command's environment (VALGRIND_LIB).
   std::vector<std::string> environment() const;
 

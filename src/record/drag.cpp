@@ -18,6 +18,10 @@ void initDrag() noexcept {
     gDrag = true;
     return;
   }
+  // Not under Valgrind at all: Valgrind's own launcher, which `strata drag` starts with the
+  // recorder preloaded before it execs the tool, records as any program (its trace is
+  // replaced by the program's, the same process after the exec).
+  if (RUNNING_ON_VALGRIND == 0) return;
   static const char kMsg[] =
       "strata-record: STRATA_TRACE_DRAG is set, but the program is not running under Strata's "
       "drag tool (strata drag); recording without last uses\n";

@@ -15,8 +15,8 @@ namespace strata::record {
 
 [[gnu::visibility("hidden")]] extern bool gDrag;
 
-// At start, with STRATA_TRACE_DRAG set: turns the requests on when the drag tool answers
-// (under any other tool, or none, says so on stderr and records without them).
+// At start, with STRATA_TRACE_DRAG set: turns the requests on when the drag tool answers;
+// under another Valgrind tool says so on stderr, and records without them either way.
 void initDrag() noexcept;
 
 // The index in the trace of the event appended last (under the lock).

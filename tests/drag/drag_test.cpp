@@ -218,6 +218,11 @@ TEST(DragRunHelper, LibDirHoldsValgrindsFilesAndOursAndGoes) {
   const std::vector<std::string> want{run->valgrind().program, "--tool=strata-drag",
                                       "--drag-out=a%%p.out", "-q", "--", "prog", "x"};
   EXPECT_EQ(argv, want);
+  const std::vector<std::string> every{run->valgrind().program, "--tool=strata-drag",
+                                       "--drag-out=d%%/last-use.%p.bin", "-q",
+                                       "--trace-children=yes", "--", "prog"};
+  EXPECT_EQ(run->argvEveryProcess("d%", {"prog"}), every);
+  EXPECT_EQ(DragRun::lastUseFile("d", 42), "d/last-use.42.bin");
   DragRun moved = std::move(*run);
   run.reset();
   EXPECT_EQ(::access(dir.c_str(), F_OK), 0);

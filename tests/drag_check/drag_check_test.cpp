@@ -35,7 +35,11 @@ Drag dragOf(const TempDir& dir, const std::string& mode) {
   d.run = runStrata({"drag", "-o", dir / "out", "--", DRAG_PROGRAM, mode});
   d.report = slurp(dir / "out/report.txt");
   if (d.run.exitCode() != 0) return d;
-  d.lastUse = tt::readLastUseFile(dir / "out/last-use.bin");
+  // One process: one last-use file, last-use.<pid>.bin.
+  std::string lastUse;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path() / "out"))
+    if (entry.path().filename().string().starts_with("last-use.")) lastUse = entry.path();
+  d.lastUse = tt::readLastUseFile(lastUse);
   d.result = tt::analyzeDrag(dir / "out/program.trace", d.lastUse);
   return d;
 }
