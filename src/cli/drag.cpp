@@ -23,6 +23,7 @@
 #include "drag_ideal_trace.hpp"
 #include "drag_last_use.hpp"
 #include "drag_report.hpp"
+#include "files.hpp"
 #include "options.hpp"
 #include "process.hpp"
 #include "strata/trace/reader.hpp"
@@ -67,13 +68,6 @@ constexpr std::string_view kHelp =
 
 int usageError(const std::string& why) { return cli::usageError("drag", kHelp, why); }
 
-// The last component of a path ("a/b/prog" -> "prog").
-std::string baseName(std::string_view path) {
-  while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
-  const std::size_t slash = path.rfind('/');
-  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
-}
-
 struct Options {
   fs::path dir;
   bool sites = false;
@@ -105,7 +99,7 @@ std::string parseOptions(std::span<char* const> args, Options& o) {
   if (parsed.command.empty()) return "missing the COMMAND to measure after '--'";
   o.command.assign(parsed.command.begin(), parsed.command.end());
   if (o.command[0].empty()) return "the COMMAND is empty";
-  if (o.dir.empty()) o.dir = baseName(o.command[0]) + ".drag";
+  if (o.dir.empty()) o.dir = support::baseName(o.command[0]) + ".drag";
   return {};
 }
 

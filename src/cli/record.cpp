@@ -20,6 +20,7 @@
 
 #include "allocator_registry.hpp"
 #include "command.hpp"
+#include "files.hpp"
 #include "options.hpp"
 #include "strata/trace/reader.hpp"
 
@@ -81,13 +82,6 @@ std::string absolutePath(const std::string& path) {
   std::string dir = cwd.data();
   if (dir.empty() || dir.back() != '/') dir += '/';
   return dir + path;
-}
-
-// The last component of a path ("a/b/prog" -> "prog").
-std::string baseName(std::string_view path) {
-  while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
-  const std::size_t slash = path.rfind('/');
-  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
 }
 
 // A trace written by this run: the file, and the pid of the process that wrote it (0 for
@@ -231,7 +225,7 @@ int runRecord(std::span<char* const> args) {
   // The command is the tail of main's argv, null-terminated, as execvp wants it.
   char* const* command = args.data() + (args.size() - parsed.command.size());
   if (command[0][0] == '\0') return usageError("the COMMAND is empty");
-  if (output.empty()) output = baseName(command[0]) + ".trace";
+  if (output.empty()) output = support::baseName(command[0]) + ".trace";
   const std::string file = absolutePath(output);
 
   const std::string libDir = defaultSearchDirs().strata;

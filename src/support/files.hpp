@@ -1,10 +1,16 @@
-// Whole files as strings, for the tools that read back what a child process wrote.
+// Files for the tools: whole files as strings (what a child process wrote), and the names of
+// output files.
 #pragma once
 #include <string>
+#include <string_view>
 
 namespace strata::support {
 
 // The whole content of the file at `path`; empty when it cannot be read.
 std::string readFile(const std::string& path);
+
+// The last component of a path, trailing slashes ignored ("a/b/prog" -> "prog", "a/b/" -> "b"):
+// what a command's output files are named after.
+std::string baseName(std::string_view path);
 
 }  // namespace strata::support
