@@ -1,4 +1,5 @@
-// The recorder's interposed Strata C APIs, <strata/reap.h> and <strata/region.h>: declared here
+// The recorder's interposed Strata C APIs, <strata/reap.h> and <strata/region.h> (the obstack
+// API's are in obstack_entry_points.cpp): declared here
 // rather than included, because the recorder must not depend on those libraries, only
 // forward to them when the program has them (dlsym(RTLD_NEXT), real.hpp). Each call runs the
 // real function under the recursion guard (the library's own mallocs are not the program's)
@@ -7,10 +8,15 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "api_forward.hpp"
 #include "real.hpp"
 #include "reaps.hpp"
 
+using strata::record::forwardAlloc;
+using strata::record::forwardCreate;
 using strata::record::Guard;
+using strata::record::guarded;
+using strata::record::product;
 using strata::record::recordReapClear;
 using strata::record::recordReapCreate;
 using strata::record::recordReapFree;
@@ -41,41 +47,6 @@ void region_clear(strata_region* r);
 void region_destroy(strata_region* r);
 }
 
-namespace {
-// count * size, saturated (an overflowing request is recorded as SIZE_MAX).
-uint64_t product(size_t count, size_t size) {
-  size_t total;
-  return __builtin_mul_overflow(count, size, &total) ? SIZE_MAX : total;
-}
-
-// Calls a forwarded Strata API function with the recursion guard raised: what the library
-// allocates inside it is its own business, not the program's.
-template <class Real, class... Args>
-auto guarded(Real real, Args... args) {
-  Guard g;
-  return real(args...);
-}
-
-// reap_create / region_create: the real call, then (when this call is recorded) a
-// reap_create event naming the parent.
-template <class Handle, class Real>
-Handle* forwardCreate(Real real, Handle* parent) {
-  const bool rec = recording();
-  Handle* r = guarded(real, parent);
-  if (rec) recordReapCreate(parent, r);
-  return r;
-}
-
-// An allocation from reap or region `reap` (reap_malloc, region_alloc, ...): the real call,
-// then (when this call is recorded) a reap_malloc event of `size` bytes.
-template <class Result, class Real, class... Args>
-Result forwardAlloc(const void* reap, uint64_t size, Real real, Args... args) {
-  const bool rec = recording();
-  Result p = guarded(real, args...);
-  if (rec) recordReapMalloc(reap, size, p);
-  return p;
-}
-}  // namespace
 
 STRATA_EXPORT strata_reap* reap_create(strata_reap* parent) {
   auto real = STRATA_REAL(reap_create);

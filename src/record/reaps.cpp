@@ -1,4 +1,4 @@
-// Recording the reap and region APIs (reaps.hpp).
+// Recording the reap, region and obstack APIs (reaps.hpp).
 #include "reaps.hpp"
 
 #include <sys/mman.h>
@@ -162,6 +162,41 @@ void recordReapClear(const void* r, bool destroy) noexcept {
     dragRelease(e.addr);  // freed by this clear or destroy
     return false;
   });
+}
+
+void recordObstackFree(const void* h, const void* obj) noexcept {
+  if (obj == nullptr) {
+    recordReapClear(h, true);
+    return;
+  }
+  const uint64_t t = nowNs();
+  Locked lock;
+  if (!on()) return;
+  drainRings();
+  const uint64_t rid = reapId(h);
+  Entry e;
+  if (rid == kNoObject || !gCore.map.find(reinterpret_cast<uintptr_t>(obj), &e) ||
+      metaIsReap(e.meta) || metaReap(e.meta) != rid)
+    return;
+  // The objects of h from obj's id on (ids grow in the order objects are made), newest first.
+  const uint64_t from = e.id;
+  size_t n = 0;
+  Entry* s = gCore.map.rareSlots();
+  for (size_t i = 0; i < gCore.map.rareCapacity(); ++i)
+    n += s[i].addr != 0 && !metaIsReap(s[i].meta) && metaReap(s[i].meta) == rid && s[i].id >= from;
+  auto* freed = static_cast<Entry*>(mapPages(n * sizeof(Entry)));
+  if (freed == nullptr) return;
+  size_t k = 0;
+  for (size_t i = 0; i < gCore.map.rareCapacity() && k < n; ++i)
+    if (s[i].addr != 0 && !metaIsReap(s[i].meta) && metaReap(s[i].meta) == rid && s[i].id >= from)
+      freed[k++] = s[i];
+  std::sort(freed, freed + k, [](const Entry& a, const Entry& b) { return a.id > b.id; });
+  for (size_t i = 0; i < k; ++i) {
+    append(Op::ReapFree, 0, t, 0, freed[i].id, rid, 0);
+    gCore.map.erase(freed[i].addr);
+    dragRelease(freed[i].addr);
+  }
+  ::munmap(freed, n * sizeof(Entry));
 }
 
 // As in recordResize (events.cpp): merge, take the old object out of the map, call, merge

@@ -1,4 +1,5 @@
-// Recording the Strata reap and region C APIs (<strata/reap.h>, <strata/region.h>): reaps are
+// Recording the Strata reap, region and obstack C APIs (<strata/reap.h>, <strata/region.h>,
+// <strata/obstack.h>; an obstack is recorded as a reap): reaps are
 // entries of the address map (their handles, with the parent's id), and so are the objects
 // in them (with their reap's id); clearing or destroying a reap forgets its objects and its
 // descendant reaps. Each function takes the lock itself and merges the rings first; the
@@ -28,6 +29,12 @@ void recordReapFree(const void* r, void* p) noexcept;
 // release: r's objects, its descendant reaps and their objects, and r itself on destroy.
 // Called before the real call. Cost: O(map capacity x tree depth).
 void recordReapClear(const void* r, bool destroy) noexcept;
+
+// Logs obstack_free(h, obj) (obstack_entry_points.cpp), before the real call: with obj null,
+// the destruction of the reap h stands for (recordReapClear); else reap_free of obj and of
+// every object made after it from h, newest first, when obj is a live object of h (the
+// library aborts on anything else). Cost: O(map capacity).
+void recordObstackFree(const void* h, const void* obj) noexcept;
 
 // reap_realloc(r, p, size) through `real`, recorded as reap_malloc of the new object then
 // reap_free of the old (the format has no reap_realloc), under the lock across the real call

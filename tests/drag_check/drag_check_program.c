@@ -19,6 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define obstack_chunk_alloc malloc
+#define obstack_chunk_free free
+#include "strata/obstack.h"
 #include "strata/reap.h"
 #include "strata/region.h"
 
@@ -88,6 +91,24 @@ static void reap(void) {
   reap_destroy(r);
 }
 
+static void obstack(void) {
+  enum { GROUPS = 3, M = 10, SIZE = 100 };
+  struct obstack os;
+  obstack_init(&os);
+  for (int g = 0; g < GROUPS; ++g) {
+    void *first = NULL, *prev = NULL;
+    for (int i = 0; i < M; ++i) {
+      void *q = obstack_alloc(&os, SIZE);
+      memset(q, i, SIZE);
+      if (prev != NULL) use(prev);
+      if (first == NULL) first = q;
+      prev = q;
+    }
+    obstack_free(&os, first); /* the group, back past its first object */
+  }
+  obstack_free(&os, NULL);
+}
+
 int main(int argc, char **argv) {
   if (argc != 2) return 2;
   const char *mode = argv[1];
@@ -99,6 +120,8 @@ int main(int argc, char **argv) {
     phases();
   } else if (strcmp(mode, "reap") == 0) {
     reap();
+  } else if (strcmp(mode, "obstack") == 0) {
+    obstack();
   } else if (strcmp(mode, "crash") == 0) {
     region(1);
   } else if (strcmp(mode, "none") != 0) {

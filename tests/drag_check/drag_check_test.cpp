@@ -132,6 +132,24 @@ TEST(DragCheck, AReapUsedAsARegionWithSomeFrees) {
   EXPECT_EQ(d.result.peakIdeal, 256u);
 }
 
+// An obstack (Strata's GNU-compatible API): 3 groups of 10 objects of 100 B, each group
+// freed back past its first object when done (clock 1,000 after the group's start). Object i
+// of a group lives 100 x (9 - i) as run: 100 x 100 x 45 = 450,000 a group, 1,350,000 in all;
+// freed at last use (after the next allocation; the last of a group only when made): 9 x 100
+// x 100 = 90,000 a group, 270,000 in all. Drag 5; peaks 1,000 B and 200 B: +400%.
+TEST(DragCheck, AnObstackFreedBackPastItsObjects) {
+  TempDir dir;
+  const Drag d = dragOf(dir, "obstack");
+  ASSERT_EQ(d.run.exitCode(), 0) << d.run.err;
+  EXPECT_EQ(d.result.objectCount, 30u);
+  EXPECT_DOUBLE_EQ(d.result.actualArea, 1'350'000.0);
+  EXPECT_DOUBLE_EQ(d.result.idealArea, 270'000.0);
+  EXPECT_DOUBLE_EQ(d.result.drag, 5.0);
+  EXPECT_EQ(d.result.peakActual, 1'000u);
+  EXPECT_EQ(d.result.peakIdeal, 200u);
+  EXPECT_DOUBLE_EQ(d.result.increasePercent, 400.0);
+}
+
 // A crash before the region is destroyed: the analysis covers the run up to the crash (the
 // objects live then end with the trace) and says so; the tool's records are there.
 TEST(DragCheck, ACrashIsAnalysedUpToWhereItHappened) {

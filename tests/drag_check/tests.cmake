@@ -6,11 +6,12 @@
 # sanitizer owns malloc), and needs the drag tool, which is built only where Valgrind's tool
 # files are installed.
 if(TARGET strata_cli AND TARGET strata_record AND TARGET strata_drag_tool AND NOT STRATA_SANITIZE
-   AND TARGET strata_reap AND TARGET strata_region)
+   AND TARGET strata_reap AND TARGET strata_region AND TARGET strata_obstack)
   add_executable(drag_check_program ${CMAKE_CURRENT_LIST_DIR}/drag_check_program.c)
   # -fno-builtin: every allocation and access in the source is made as written.
   target_compile_options(drag_check_program PRIVATE -O1 -fno-builtin -Wall -Wextra -Werror)
-  target_link_libraries(drag_check_program PRIVATE strata::strata strata_reap strata_region)
+  target_link_libraries(drag_check_program PRIVATE strata::strata strata_reap strata_region
+                        strata_obstack)
   add_executable(drag_check_test ${CMAKE_CURRENT_LIST_DIR}/drag_check_test.cpp)
   target_compile_options(drag_check_test PRIVATE -Wall -Wextra -Werror)
   target_link_libraries(drag_check_test PRIVATE strata_tracetools GTest::gtest GTest::gtest_main)

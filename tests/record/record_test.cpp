@@ -210,6 +210,16 @@ std::vector<Expect> sequenceExpectations() {
   add(Op::ReapClear, 0, 0, 0, -1, g);
   add(Op::ReapDestroy, 0, 0, 0, -1, g);
 
+  const int os = add(Op::ReapCreate, kFlagNull);
+  add(Op::ReapMalloc, 0, 20, 0, -1, os);
+  add(Op::ReapMalloc, 0, 4, 0, -1, os);  // "abc" and its 0, finished
+  const int oc = add(Op::ReapMalloc, 0, 6, 0, -1, os);
+  const int od = add(Op::ReapMalloc, 0, 2, 0, -1, os);
+  add(Op::ReapFree, 0, 0, 0, od, os);
+  add(Op::ReapFree, 0, 0, 0, oc, os);
+  add(Op::ReapMalloc, 0, 8, 0, -1, os);
+  add(Op::ReapDestroy, 0, 0, 0, -1, os);
+
   const int end = add(Op::Malloc, 0, 1000002);
   add(Op::Touch, 0, edges, 0, end);
   add(Op::Free, 0, 0, 0, end);

@@ -1,6 +1,6 @@
 // record_sequence_program: a fixed, known sequence of allocation calls through every entry
 // point the recorder interposes (C functions, aligned ones, every operator new/delete form,
-// the reap and region C APIs), for record_test to check event for event. The sequence is
+// the reap, region and obstack C APIs), for record_test to check event for event. The sequence is
 // fenced by malloc(1000001)/free and malloc(1000002)/free so the test can find it among the
 // C runtime's own allocations. Built with -fno-builtin and without allocation elision, so
 // every call in the source is a call at run time.
@@ -11,6 +11,9 @@
 #include <cstddef>
 #include <new>
 
+#define obstack_chunk_alloc malloc
+#define obstack_chunk_free free
+#include "strata/obstack.h"
 #include "strata/reap.h"
 #include "strata/region.h"
 
@@ -107,6 +110,20 @@ int main() {
   escape(region_strdup(g, "hello"));
   region_clear(g);
   region_destroy(g);
+
+  // An obstack, recorded as a reap: its objects as they are finished, a free back past two
+  // of them (newest first), and the free of everything as the reap's destruction.
+  struct obstack os;
+  obstack_init(&os);
+  escape(obstack_alloc(&os, 20));
+  obstack_grow(&os, "abc", 3);
+  obstack_1grow(&os, 0);
+  escape(obstack_finish(&os));
+  void* hello = obstack_copy0(&os, "hello", 5);
+  escape(obstack_copy(&os, "xy", 2));
+  obstack_free(&os, hello);
+  escape(obstack_alloc(&os, 8));
+  obstack_free(&os, nullptr);
 
   void* end = malloc(1000002);
   escape(end);

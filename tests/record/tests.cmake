@@ -33,7 +33,7 @@ if(TARGET strata_cli AND TARGET strata_record)
   target_compile_definitions(record_test PRIVATE
     STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>")
   add_dependencies(record_test strata_cli strata_record)
-  if(NOT STRATA_SANITIZE AND TARGET strata_reap AND TARGET strata_region)
+  if(NOT STRATA_SANITIZE AND TARGET strata_reap AND TARGET strata_region AND TARGET strata_obstack)
     # -fno-builtin and -fno-allocation-dce: every allocation call in the source is made.
     foreach(prog sequence threads fork crash handoff touch lifetimes entry_points)
       add_executable(record_${prog}_program ${strata_rec_dir}/${prog}_program.cpp)
@@ -42,7 +42,7 @@ if(TARGET strata_cli AND TARGET strata_record)
       target_link_libraries(record_${prog}_program PRIVATE strata::strata)
       add_dependencies(record_test record_${prog}_program)
     endforeach()
-    target_link_libraries(record_sequence_program PRIVATE strata_reap strata_region)
+    target_link_libraries(record_sequence_program PRIVATE strata_reap strata_region strata_obstack)
     target_link_libraries(record_fork_program PRIVATE strata_reap)
     target_link_libraries(record_lifetimes_program PRIVATE Threads::Threads)
     # Declares the sized operator delete forms (clang does not by default), to call them.
