@@ -46,11 +46,14 @@ std::string sitesTable(const DragResult& r, std::size_t top) {
   const std::vector<tracetools::SiteDrag> best = tracetools::topDragSites(r, top);
   if (best.empty()) return "\nallocation sites: no site's objects outlive their last use\n";
   const double excess = r.actualArea - r.idealArea;
+  // The frames shown of a site: its innermost ones, as `strata stats --sites` shows them.
+  const auto depthOf = [&](std::uint64_t site) {
+    return site < r.sites.frames.size() ? tracetools::shownFrames(r.sites, site) : 0;
+  };
   std::vector<std::uint64_t> addresses;
   for (const tracetools::SiteDrag& s : best)
-    if (s.site < r.sites.frames.size())
-      for (std::size_t k = 0; k < r.sites.frames[s.site].size() && k < tracetools::kShownFrames; ++k)
-        addresses.push_back(r.sites.frames[s.site][k]);
+    for (std::size_t k = 0; k < depthOf(s.site); ++k)
+      addresses.push_back(r.sites.frames[s.site][k]);
   tracetools::Symbolizer symbolizer(r.sites.modules);
   const std::vector<tracetools::SourceFrame> frames = symbolizer.resolve(addresses);
   std::string out = "\ntop " + std::to_string(best.size()) +
@@ -60,9 +63,7 @@ std::string sitesTable(const DragResult& r, std::size_t top) {
     out += "  site " + std::to_string(s.site) + ": " +
            format("%.1f%%", excess > 0 ? 100.0 * s.drag / excess : 0.0) + " of the drag, " +
            bytesText(s.bytes) + " in " + std::to_string(s.objects) + " objects\n";
-    const std::size_t depth = s.site < r.sites.frames.size()
-                                  ? std::min(r.sites.frames[s.site].size(), tracetools::kShownFrames)
-                                  : 0;
+    const std::size_t depth = depthOf(s.site);
     if (depth == 0) out += "      (unknown site)\n";
     for (std::size_t k = 0; k < depth; ++k)
       out += std::string(k == 0 ? "      at " : "      <- ") +

@@ -1,6 +1,6 @@
-// `strata drag` end to end on the reaps paper's situations (drag_check_program.c): the built CLI runs
-// each under Valgrind with the drag tool and the recorder, and the figures are checked against
-// answers worked out by hand. Allocation time: clock(e) = bytes requested by the creating
+// `strata drag` end to end on the reaps paper's situations (drag_check_program.c): the built
+// CLI runs each under Valgrind with the drag tool and the recorder, and the figures are checked
+// against answers worked out by hand. Allocation time: clock(e) = bytes requested by the creating
 // events up to and including e. An object made at clock c, last used after the allocation at
 // clock u and ended at clock f adds size x (f - c) to the area as run and size x (u - c) to
 // the area had it been freed at its last use; drag is the ratio of the two sums.
