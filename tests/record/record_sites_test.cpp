@@ -285,8 +285,9 @@ TEST(RecordSitesFork, TheChildsTraceHasItsOwnSites) {
 
 #ifdef RECORD_SEQUENCE
 // Every creating call has a site: malloc, calloc, realloc (moving and not), the aligned
-// calls, new, and the reap and region calls (reap_create, reap_malloc, reap_calloc,
-// reap_realloc, region_alloc, ...), each at its own line of sequence_program.cpp.
+// calls, new, and the reap, region and obstack calls (reap_create, reap_malloc, reap_calloc,
+// reap_realloc, region_alloc, obstack_init, obstack_alloc, obstack_finish, ...), each at its
+// own line of sequence_program.cpp.
 TEST(RecordSitesEntryPoints, EveryCreatingCallHasASite) {
   TempDir dir;
   const Trace t = readTrace(recordWithSites(dir, RECORD_SEQUENCE, {}));
@@ -302,7 +303,7 @@ TEST(RecordSitesEntryPoints, EveryCreatingCallHasASite) {
     sites.insert(e.site);
   }
   EXPECT_GE(creates, 20u);
-  EXPECT_EQ(reapCreates, 4u);  // R, C, P (reapCreate) and the region
+  EXPECT_EQ(reapCreates, 5u);  // R, C, P (reapCreate), the region and the obstack
   EXPECT_GE(reapMallocs, 6u);
   EXPECT_GE(sites.size(), creates / 2);  // calls on different lines: different sites
 }
