@@ -124,12 +124,11 @@ std::string reportText(const DragRunFacts& f, const std::vector<DragProcess>& pr
          shown.trace.filename().string() + "\n";
   out += "  objects            " + std::to_string(r.objectCount) + ", " +
          bytesText(r.finalClock) + " allocated over " + std::to_string(r.events) + " events\n";
-  const std::string drag = r.dragUnbounded
-                               ? std::string("infinite (no object is used after the allocation "
-                                             "that made it, yet objects are kept)")
-                               : dragText(r);
-  out += "  total drag         " + drag + "   (memory held over memory needed, over allocation "
-         "time; 1.0 is ideal)\n";
+  out += "  total drag         " + dragText(r) + "   (memory held over memory needed, over "
+         "allocation time; 1.0 is ideal)\n";
+  if (r.dragUnbounded)
+    out += "                     (no object is used after the allocation that made it, yet "
+           "objects are kept)\n";
   out += "  peak live          " + bytesText(r.peakActual) + " as the program ran\n";
   out += "  peak if freed      " + bytesText(r.peakIdeal) + " had every object been freed right "
          "after its last use\n";
