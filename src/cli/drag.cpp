@@ -158,6 +158,8 @@ int analyse(DragRunFacts& facts, std::vector<DragProcess>& processes) {
   const DragProcess* best = nullptr;
   std::size_t skippedNoTool = 0, skippedNothing = 0;
   std::string firstError;
+  tracetools::DragOptions options;
+  options.tempDir = facts.dir.string();  // the sorts' temporary files, removed when done
   for (DragProcess& p : processes) {
     const std::string lastUse = drag::DragRun::lastUseFile(facts.dir, p.pid);
     if (!fs::exists(lastUse)) {  // a fork child that did not exec, or not under Valgrind
@@ -166,7 +168,7 @@ int analyse(DragRunFacts& facts, std::vector<DragProcess>& processes) {
     }
     try {
       p.lastUse = tracetools::readLastUseFile(lastUse);
-      p.result = tracetools::analyzeDrag(p.trace, p.lastUse);
+      p.result = tracetools::analyzeDrag(p.trace, p.lastUse, options);
       p.analysed = true;
       if (best == nullptr || p.result.finalClock > best->result.finalClock) best = &p;
     } catch (const std::exception& e) {
@@ -192,7 +194,8 @@ int analyse(DragRunFacts& facts, std::vector<DragProcess>& processes) {
                           "without exec: their objects are the parent's)");
   try {
     const tracetools::IdealTraceCounts ideal =
-        tracetools::writeIdealTrace(best->trace, best->result, facts.dir / "ideal.trace");
+        tracetools::writeIdealTrace(best->trace, best->lastUse, best->result,
+                                    facts.dir / "ideal.trace", options);
     return writeDragReport(facts, processes, *best, ideal);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "strata drag: %s\n", e.what());

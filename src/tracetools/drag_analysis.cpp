@@ -1,15 +1,10 @@
-// analyzeDrag (drag_analysis.hpp): one pass over the trace with the last-use records, then the
-// curves from the per-object results.
-//
-// The pass keeps the clock and, per id, a DragObject. Two cursors walk the last-use records:
-// one in id order (ids are created in increasing order) marks objects covered at their
-// creation, and clamps a last use recorded before the creation to the creation; one in
-// last-use order stamps each object with the clock at its last-use event. After the pass the
-// rules (drag_analysis.hpp) are applied and the curves follow from each object's range of
-// samples: the curves are sampled after every creating event, and creating event k makes id
-// k, so an object counts in samples [its id, the last id created while it was live] (actual)
-// or [its id, the last id created up to its last use] (ideal, never past the actual end). Two
-// difference arrays over ids give both curves in one sweep. Memory: about 100 bytes an id.
+// analyzeDrag (drag_analysis.hpp): the object pass (drag_objects.hpp) gives each object's
+// results sorted by last use and its end in trace order; a second pass reads the trace again
+// with both. At each event the objects ending there leave the actual curve (and the ideal one
+// when in use to their end), its creation enters both, and the curves are sampled; then the
+// objects last used there are stamped with the clock, which gives their areas and drag, and
+// leave the ideal curve. Memory: the live ids (first pass), sort runs and fixed buffers,
+// the curve's points and a slot per site.
 #include "drag_analysis.hpp"
 
 #include <fcntl.h>
@@ -20,61 +15,59 @@
 #include <cstring>
 #include <limits>
 #include <stdexcept>
-#include <unordered_map>
 
+#include "drag_objects.hpp"
 #include "strata/trace/reader.hpp"
 
 namespace strata::tracetools {
 namespace {
 
 using trace::Event;
-using trace::kNoObject;
 using trace::Op;
 
 __extension__ typedef unsigned __int128 Wide;  // areas: bytes x bytes overflow 64 bits
 constexpr std::uint64_t kUnset = ~std::uint64_t{0};
 
-class DragPass {
+class CurvePass {
  public:
-  DragPass(const LastUseData& lu, DragResult& r) : lu_(lu), r_(r) {
-    byUse_.resize(lu.records.size());
-    for (std::size_t i = 0; i < byUse_.size(); ++i) byUse_[i] = i;
-    std::sort(byUse_.begin(), byUse_.end(), [&lu](std::size_t a, std::size_t b) {
-      return lu.records[a].lastUse < lu.records[b].lastUse;
-    });
+  CurvePass(DragObjectPass& objects, const DragOptions& options, DragResult& r)
+      : objects_(objects), options_(options), r_(r) {
+    r_.siteDrag.resize(objects.siteCount + 1);
+    for (std::uint64_t id = 0; id <= objects.siteCount; ++id) r_.siteDrag[id].site = id;
+    thin_ = options.maxPoints != 0 && objects.samples > options.maxPoints;
+    nextUse();
+    nextEnd();
   }
 
-  // Applies event `seq`: its ends, then its creation, then the last uses stamped at it.
   void apply(const Event& e, std::uint64_t seq) {
-    const bool failed = (e.flags & trace::kFlagFailed) != 0;
-    const bool creates = trace::opCreates(e.op) && !failed;
+    const bool creates = trace::opCreates(e.op) && (e.flags & trace::kFlagFailed) == 0;
     if (creates) clock_ += e.size;
-    switch (e.op) {
-      case Op::Realloc:  // realloc(p, 0) that freed p is FAILED with size 0: p ends too
-        if (e.target != kNoObject && (!failed || e.size == 0)) end(e.target, seq, DragEnd::Realloc);
-        break;
-      case Op::Free: case Op::Delete: case Op::ReapFree:
-        if (e.object != kNoObject) end(e.object, seq, DragEnd::Release);
-        break;
-      case Op::ReapClear: case Op::ReapDestroy:
-        clearReap(e.target, seq, e.op == Op::ReapDestroy);
-        break;
-      case Op::Touch:
-        if (isLiveObject(e.object)) r_.touches.push_back(DragTouch{e.object, seq, e.size});
-        break;
-      default:
-        break;
+    for (; haveEnd_ && end_.endSeq == seq; nextEnd()) {
+      actual_ -= end_.size;
+      if (end_.idealToo != 0) ideal_ -= end_.size;
     }
-    if (creates) birth(e, seq);
-    for (; useAt_ < byUse_.size() && lu_.records[byUse_[useAt_]].lastUse <= seq; ++useAt_) {
-      const std::uint64_t id = lu_.records[byUse_[useAt_]].id;
-      // An id not created yet is clamped at its creation; a reap is refused at the end.
-      if (id >= r_.objects.size() || useIdx_[id] != kUnset) continue;
-      DragObject& o = r_.objects[id];
-      o.lastUseSeq = seq;
-      o.lastUse = clock_;
-      useIdx_[id] = r_.objects.size() - 1;
+    if (creates) {
+      if (e.op != Op::ReapCreate) {
+        actual_ += e.size;
+        ideal_ += e.size;
+      }
+      sample();
     }
+    for (; haveUse_ && use_.lastUseSeq <= seq; nextUse()) used(use_);
+  }
+
+  // The objects last used at the end (live ones in use to the end), then the figures.
+  void finish() {
+    for (; haveUse_; nextUse()) used(use_);
+    r_.actualArea = static_cast<double>(actualArea_);
+    r_.idealArea = static_cast<double>(idealArea_);
+    r_.dragUnbounded = idealArea_ == 0 && actualArea_ != 0;
+    r_.drag = idealArea_ == 0
+                  ? (actualArea_ == 0 ? 1.0 : std::numeric_limits<double>::infinity())
+                  : static_cast<double>(actualArea_) / static_cast<double>(idealArea_);
+    const double over = static_cast<double>(r_.peakActual - r_.peakIdeal);
+    r_.increasePercent =
+        r_.peakIdeal == 0 ? 0.0 : 100.0 * over / static_cast<double>(r_.peakIdeal);
   }
 
   // The sites read: frames and modules, with each site's objects and bytes.
@@ -85,214 +78,102 @@ class DragPass {
     }
     r_.sites = std::move(s);
   }
-  // Sites 0..count (0: unknown), before finish().
-  void sizeSites(std::uint64_t count) {
-    r_.siteDrag.resize(count + 1);
-    for (std::uint64_t id = 0; id <= count; ++id) r_.siteDrag[id].site = id;
-  }
-
-
-  // The rules, the areas, the sites and the curves, once every event was applied.
-  void finish(std::uint64_t events, const DragOptions& options) {
-    r_.events = events;
-    r_.finalClock = clock_;
-    for (const LastUseRecord& rec : lu_.records)
-      if (rec.id >= r_.objects.size() || r_.objects[rec.id].family == DragFamily::Reap)
-        throw std::runtime_error(
-            "the last-use file has a record of object " + std::to_string(rec.id) +
-            " (at byte offset " + std::to_string(rec.offset) + "), " +
-            (rec.id >= r_.objects.size()
-                 ? "but the trace created only " + std::to_string(r_.objects.size()) + " ids"
-                 : std::string("which is a reap in the trace")));
-    const std::size_t n = r_.objects.size();
-    const std::uint64_t last = n - 1;  // the last sample
-    std::vector<std::uint64_t> actual(n + 1, 0), ideal(n + 1, 0);  // difference arrays
-    Wide actualArea = 0, idealArea = 0;
-    for (std::uint64_t id = 0; id < n; ++id) {
-      DragObject& o = r_.objects[id];
-      if (o.family == DragFamily::Reap) continue;
-      if (o.end == DragEnd::Live) {
-        o.endSeq = events;
-        o.ended = clock_;
-        endIdx_[id] = last;
-      }
-      if (!o.covered && o.size != 0) {
-        ++r_.uncoveredObjects;
-        r_.uncoveredBytes += o.size;
-      }
-      if (o.covered) crossCheck(id, o);
-      if (!o.covered || useIdx_[id] == kUnset || o.end == DragEnd::Realloc ||
-          o.lastUseSeq > o.endSeq) {
-        o.lastUseSeq = o.endSeq;
-        o.lastUse = o.ended;
-        useIdx_[id] = endIdx_[id];
-      }
-      actualArea += Wide{o.size} * (o.ended - o.created);
-      idealArea += Wide{o.size} * (o.lastUse - o.created);
-      siteOf(o.site).drag += static_cast<double>(o.size) * static_cast<double>(o.ended - o.lastUse);
-      siteOf(o.site).bytes += o.size;
-      ++siteOf(o.site).objects;
-      actual[id] += o.size;
-      actual[endIdx_[id] + 1] -= o.size;
-      ideal[id] += o.size;
-      ideal[std::min(useIdx_[id], endIdx_[id]) + 1] -= o.size;
-    }
-    r_.actualArea = static_cast<double>(actualArea);
-    r_.idealArea = static_cast<double>(idealArea);
-    r_.dragUnbounded = idealArea == 0 && actualArea != 0;
-    r_.drag = idealArea == 0 ? (actualArea == 0 ? 1.0 : std::numeric_limits<double>::infinity())
-                             : static_cast<double>(actualArea) / static_cast<double>(idealArea);
-    curves(actual, ideal, options.maxPoints);
-    const double over = static_cast<double>(r_.peakActual - r_.peakIdeal);
-    r_.increasePercent =
-        r_.peakIdeal == 0 ? 0.0 : 100.0 * over / static_cast<double>(r_.peakIdeal);
-  }
 
  private:
-  bool isLiveObject(std::uint64_t id) const {
-    return id < r_.objects.size() && r_.objects[id].family != DragFamily::Reap &&
-           r_.objects[id].end == DragEnd::Live;
-  }
+  void nextUse() { haveUse_ = objects_.byLastUse->next(use_); }
+  void nextEnd() { haveEnd_ = objects_.ends->read(&end_, sizeof end_); }
 
-  void birth(const Event& e, std::uint64_t seq) {
-    const std::uint64_t id = e.object;  // == r_.objects.size(): ids are dense
-    DragObject o;
-    o.size = e.size;
-    o.site = e.site;
-    o.created = clock_;
-    switch (e.op) {
-      case Op::ReapCreate: o.family = DragFamily::Reap; break;
-      case Op::ReapMalloc: o.family = DragFamily::InReap; o.reap = e.target; break;
-      case Op::New: o.family = DragFamily::New; break;
-      default: o.family = DragFamily::Malloc; break;
-    }
-    if (e.target != kNoObject && (e.op == Op::ReapCreate || e.op == Op::ReapMalloc))
-      members_[e.target].push_back(id);
-    r_.objects.push_back(o);
-    useIdx_.push_back(kUnset);
-    endIdx_.push_back(kUnset);
-    if (o.family == DragFamily::Reap) return;
-    ++r_.objectCount;
-    const auto& recs = lu_.records;
-    while (idAt_ < recs.size() && recs[idAt_].id < id) ++idAt_;
-    if (idAt_ < recs.size() && recs[idAt_].id == id) {
-      r_.objects[id].covered = true;
-      if (recs[idAt_].lastUse < seq) {  // used before it existed: a last use at its creation
-        r_.objects[id].lastUseSeq = seq;
-        r_.objects[id].lastUse = clock_;
-        useIdx_[id] = id;
-      }
+  // Object o was last used after the current event: clock_ is its last-use clock.
+  void used(const DragObjectRecord& o) {
+    actualArea_ += Wide{o.size} * (o.ended - o.created);
+    idealArea_ += Wide{o.size} * (clock_ - o.created);
+    SiteDrag& s = r_.siteDrag[o.site < r_.siteDrag.size() ? o.site : 0];
+    s.drag += static_cast<double>(o.size) * static_cast<double>(o.ended - clock_);
+    s.bytes += o.size;
+    ++s.objects;
+    if (o.lastUseSeq < o.endSeq) ideal_ -= o.size;
+    if (options_.onObject) {
+      DragObject d;
+      d.size = o.size;
+      d.site = o.site;
+      d.created = o.created;
+      d.lastUse = clock_;
+      d.ended = o.ended;
+      d.lastUseSeq = o.lastUseSeq;
+      d.endSeq = o.endSeq;
+      d.reap = o.reap;
+      d.family = o.family;
+      d.end = o.end;
+      d.covered = o.covered;
+      options_.onObject(o.id, d);
     }
   }
 
-  // Object `id` ends at event seq (ignored when it is not a live object: a double free).
-  void end(std::uint64_t id, std::uint64_t seq, DragEnd how) {
-    if (!isLiveObject(id)) return;
-    DragObject& o = r_.objects[id];
-    o.end = how;
-    o.endSeq = seq;
-    o.ended = clock_;
-    endIdx_[id] = r_.objects.size() - 1;  // ids created before this event
-  }
-
-  // Ends every live object of reap `reap` and of the reaps under it, which die (and `reap`
-  // too when destroyed). A worklist, so deep nesting cannot overflow the stack.
-  void clearReap(std::uint64_t reap, std::uint64_t seq, bool destroy) {
-    if (reap >= r_.objects.size() || r_.objects[reap].family != DragFamily::Reap ||
-        r_.objects[reap].end != DragEnd::Live)
-      return;
-    if (destroy) r_.objects[reap].end = DragEnd::Reap;
-    std::vector<std::uint64_t> work{reap};
-    while (!work.empty()) {
-      const auto it = members_.find(work.back());
-      work.pop_back();
-      if (it == members_.end()) continue;
-      const std::vector<std::uint64_t> ids = std::move(it->second);
-      members_.erase(it);
-      for (const std::uint64_t id : ids) {
-        DragObject& o = r_.objects[id];
-        if (o.family != DragFamily::Reap) {
-          end(id, seq, DragEnd::Reap);
-        } else if (o.end == DragEnd::Live) {
-          o.end = DragEnd::Reap;
-          work.push_back(id);
-        }
-      }
+  // A sample after a creating event: the peaks, and the curve's bucket of the clock range.
+  void sample() {
+    r_.peakActual = std::max(r_.peakActual, actual_);
+    r_.peakIdeal = std::max(r_.peakIdeal, ideal_);
+    const std::uint64_t b =
+        thin_ ? static_cast<std::uint64_t>(Wide{clock_} * options_.maxPoints /
+                                           (Wide{objects_.finalClock} + 1))
+              : samples_;
+    ++samples_;
+    if (b != bucket_ || r_.curve.empty()) {
+      r_.curve.push_back(DragPoint{clock_, actual_, ideal_});
+      bucket_ = b;
+    } else {
+      DragPoint& p = r_.curve.back();
+      p.clock = clock_;
+      p.actualBytes = std::max(p.actualBytes, actual_);
+      p.idealBytes = std::max(p.idealBytes, ideal_);
     }
   }
 
-  void crossCheck(std::uint64_t id, const DragObject& o) {
-    const LastUseRecord* rec = lu_.find(id);
-    const std::uint64_t expected = o.end == DragEnd::Live ? kLastUseAtExit : o.endSeq;
-    if (rec != nullptr && rec->release != expected) ++r_.releaseMismatches;
-  }
-
-  SiteDrag& siteOf(std::uint64_t site) {
-    if (site >= r_.siteDrag.size()) site = 0;
-    return r_.siteDrag[site];
-  }
-
-  // Sweeps the difference arrays into samples (one per id), tracks the peaks and keeps at
-  // most maxPoints points: the bucket of the clock range each sample falls in.
-  void curves(const std::vector<std::uint64_t>& actual, const std::vector<std::uint64_t>& ideal,
-              std::size_t maxPoints) {
-    const std::size_t n = r_.objects.size();
-    r_.samples = n;
-    const bool thin = maxPoints != 0 && n > maxPoints;
-    std::uint64_t a = 0, i = 0, bucket = kUnset;
-    for (std::size_t id = 0; id < n; ++id) {
-      a += actual[id];
-      i += ideal[id];
-      r_.peakActual = std::max(r_.peakActual, a);
-      r_.peakIdeal = std::max(r_.peakIdeal, i);
-      const std::uint64_t x = r_.objects[id].created;
-      const std::uint64_t b =
-          thin ? static_cast<std::uint64_t>(Wide{x} * maxPoints / (Wide{r_.finalClock} + 1)) : id;
-      if (b != bucket || r_.curve.empty()) {
-        r_.curve.push_back(DragPoint{x, a, i});
-        bucket = b;
-      } else {
-        DragPoint& p = r_.curve.back();
-        p.clock = x;
-        p.actualBytes = std::max(p.actualBytes, a);
-        p.idealBytes = std::max(p.idealBytes, i);
-      }
-    }
-  }
-
-  const LastUseData& lu_;
+  DragObjectPass& objects_;
+  const DragOptions& options_;
   DragResult& r_;
-  std::vector<std::size_t> byUse_;     // record indices by last use
-  std::size_t useAt_ = 0, idAt_ = 0;   // the two cursors
-  std::vector<std::uint64_t> useIdx_;  // by id: the last sample up to its last use
-  std::vector<std::uint64_t> endIdx_;  // by id: the last sample it was live in
-  std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> members_;  // reap -> ids
-  std::uint64_t clock_ = 0;
+  DragObjectRecord use_;
+  DragEndRecord end_;
+  bool haveUse_ = false, haveEnd_ = false, thin_ = false;
+  std::uint64_t clock_ = 0, actual_ = 0, ideal_ = 0, samples_ = 0, bucket_ = kUnset;
+  Wide actualArea_ = 0, idealArea_ = 0;
 };
 
 }  // namespace
 
 DragResult analyzeDrag(const std::string& tracePath, const LastUseData& lastUse,
                        const DragOptions& options) {
-  const int fd = ::open(tracePath.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw std::runtime_error(tracePath + ": cannot read: " + std::strerror(errno));
+  DragObjectPass objects = runDragObjectPass(tracePath, lastUse, options);
   DragResult r;
   r.lastUseComplete = lastUse.complete;
-  DragPass pass(lastUse, r);
+  r.traceComplete = objects.traceComplete;
+  r.events = objects.events;
+  r.finalClock = objects.finalClock;
+  r.objectCount = objects.objectCount;
+  r.samples = objects.samples;
+  r.uncoveredObjects = objects.uncoveredObjects;
+  r.uncoveredBytes = objects.uncoveredBytes;
+  r.releaseMismatches = objects.releaseMismatches;
+  r.peakLiveIds = objects.peakLiveIds;
+  r.sortRuns = objects.sortRuns;
+
+  const int fd = ::open(tracePath.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw std::runtime_error(tracePath + ": cannot read: " + std::strerror(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  CurvePass pass(objects, options, r);
   trace::TraceReader<trace::FdSource> reader(trace::FdSource{fd});
   Event e;
   trace::ReadStatus s;
   std::uint64_t seq = 0;
-  while ((s = reader.next(e)) == trace::ReadStatus::Event) pass.apply(e, seq++);
-  ::close(fd);
+  while ((s = reader.next(e)) == trace::ReadStatus::Event && seq < r.events) pass.apply(e, seq++);
   if (s == trace::ReadStatus::Error)
     throw std::runtime_error(tracePath + ": " + reader.error().message());
-  if (r.objectCount == 0)
-    throw std::runtime_error(tracePath + ": the program allocated nothing (the trace creates "
-                                         "no object), so it has no drag");
-  r.traceComplete = reader.complete();
-  pass.sizeSites(reader.sites().siteCount());
-  pass.finish(seq, options);
+  if (s == trace::ReadStatus::Event || seq != r.events)
+    throw std::runtime_error(tracePath + ": the trace changed while it was analysed");
+  pass.finish();
   pass.setSites(SiteTally{}.finish(reader.hasSites(), reader.sites()));
   return r;
 }

@@ -11,9 +11,14 @@
 // live when the trace ends end at its final clock. Reap objects end at their reap_free, or at
 // the reap_clear / reap_destroy that frees them (the trace's reap membership decides; the
 // file's release seq is only cross-checked).
+//
+// Memory is bounded by the objects live at a time, not by the run's length: per-object
+// results go to temporary files sorted by an external merge sort (drag_objects.hpp), the
+// curves are downsampled as they are swept, and sites are few.
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -70,20 +75,22 @@ struct SiteDrag {
   std::uint64_t objects = 0;
 };
 
-// A Touch event (the ideal trace moves some of them).
-struct DragTouch {
-  std::uint64_t object = 0, seq = 0, size = 0;
-};
-
 struct DragOptions {
   // The curves keep at most this many points (0: every creating event): the clock range is
   // cut into equal buckets and each keeps its largest actual and largest ideal live bytes, at
   // the clock of its last creating event, so peaks survive.
   std::size_t maxPoints = 1000;
+  // Where the temporary files go (removed when done, also on error): empty for $TMPDIR, or
+  // /tmp without it.
+  std::string tempDir;
+  // Records an external sort holds in memory (a run); more are sorted in runs on disk.
+  std::size_t sortRunRecords = std::size_t{1} << 18;
+  // Called once for each object (reaps are not objects) with its results, in last-use order:
+  // for tests and tools that look at objects one by one. Nothing is kept per object.
+  std::function<void(std::uint64_t id, const DragObject&)> onObject;
 };
 
 struct DragResult {
-  std::vector<DragObject> objects;  // by id, reaps included
   std::vector<DragPoint> curve;     // downsampled (DragOptions::maxPoints), by clock
   std::uint64_t samples = 0;        // creating events the curves were sampled at
   std::uint64_t events = 0;         // trace events
@@ -108,13 +115,16 @@ struct DragResult {
   // id; [0] = unknown site).
   SiteStats sites;
   std::vector<SiteDrag> siteDrag;
-  std::vector<DragTouch> touches;   // every Touch of a live object, in trace order
+  // What the analysis held: the most ids (objects and reaps) live at once, and the sorted runs
+  // its external sorts wrote to disk (0: everything was sorted in memory).
+  std::uint64_t peakLiveIds = 0, sortRuns = 0;
 };
 
 // Reads the trace at `tracePath` and computes its drag. Throws std::runtime_error naming the
 // file for an unreadable or malformed trace, "the program allocated nothing" for a trace that
 // creates no object, and one naming the id for a record of an object the trace does not have
-// (or of a reap).
+// (or of a reap) or for an id with two records (naming the last-use file when it was read
+// from one). The last-use records are read again from lastUse's file or bytes.
 DragResult analyzeDrag(const std::string& tracePath, const LastUseData& lastUse,
                        const DragOptions& options = {});
 

@@ -1,7 +1,8 @@
-// writeIdealTrace (drag_ideal_trace.hpp): the analysis is the first pass (each object's last
-// use, end and family, and the touches); this is the second, which copies the trace, drops the
-// releases and touches that move, and writes the early releases from a list sorted by last
-// use. Memory: a flag an id, the early list, and the touches that move.
+// writeIdealTrace (drag_ideal_trace.hpp): the object pass (drag_objects.hpp) gives each
+// object's last use, end, family and moving Touch, sorted by last use; this pass copies the
+// trace, writes the early releases after each last-use event as the sorted records come, and
+// drops the releases and touches of early-released objects that came later (those objects are
+// kept in a map until their end in the original, a heap of end seqs says when they leave).
 #include "drag_ideal_trace.hpp"
 
 #include <fcntl.h>
@@ -10,12 +11,15 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <functional>
 #include <optional>
+#include <queue>
 #include <set>
 #include <stdexcept>
 #include <unordered_map>
 #include <vector>
 
+#include "drag_objects.hpp"
 #include "strata/trace/reader.hpp"
 #include "trace_file.hpp"
 
@@ -27,7 +31,7 @@ using trace::kNoObject;
 using trace::Op;
 
 // Whether object o is released right after its last use rather than where the program did.
-bool releasedEarly(const DragObject& o) {
+bool releasedEarly(const DragObjectRecord& o) {
   if (o.family == DragFamily::Reap || o.end == DragEnd::Realloc) return false;
   if (o.lastUseSeq >= o.endSeq) return false;                  // in use until it ended
   return !(o.end == DragEnd::Release && o.lastUseSeq + 1 == o.endSeq);  // already right after
@@ -35,18 +39,9 @@ bool releasedEarly(const DragObject& o) {
 
 class IdealWriter {
  public:
-  IdealWriter(const DragResult& a, const std::string& outPath) : a_(a), outPath_(outPath) {
-    early_.assign(a.objects.size(), false);
-    for (std::uint64_t id = 0; id < a.objects.size(); ++id)
-      if (releasedEarly(a.objects[id])) {
-        early_[id] = true;
-        order_.push_back(id);
-      }
-    std::stable_sort(order_.begin(), order_.end(), [&a](std::uint64_t x, std::uint64_t y) {
-      return a.objects[x].lastUseSeq < a.objects[y].lastUseSeq;
-    });
-    for (const DragTouch& t : a.touches)  // in trace order: the last one wins
-      if (early_[t.object] && t.seq > a.objects[t.object].lastUseSeq) moved_[t.object] = t;
+  IdealWriter(DragObjectPass& objects, const std::string& outPath)
+      : objects_(objects), outPath_(outPath) {
+    nextUse();
   }
 
   // Copies event `seq` (unless it moves) and writes the early releases that follow it.
@@ -64,8 +59,12 @@ class IdealWriter {
       }
       write(e);
     }
-    for (; next_ < order_.size() && a_.objects[order_[next_]].lastUseSeq == seq; ++next_)
-      release(order_[next_], e);
+    for (; !ends_.empty() && ends_.top().first <= seq; ends_.pop()) {  // their end has passed
+      const auto it = early_.find(ends_.top().second);
+      if (it != early_.end() && it->second.endSeq <= seq) early_.erase(it);
+    }
+    for (; haveUse_ && use_.lastUseSeq <= seq; nextUse())
+      if (releasedEarly(use_)) release(use_, e);
   }
 
   template <class Reader>
@@ -81,15 +80,24 @@ class IdealWriter {
   }
 
  private:
+  struct Early {
+    std::uint64_t endSeq = 0;
+    bool released = false;  // ended by its own release, which the ideal trace drops
+  };
+
+  void nextUse() { haveUse_ = objects_.byLastUse->next(use_); }
+
   // Whether event seq is a release or touch of an early object that the ideal trace moves.
   bool moves(const Event& e, std::uint64_t seq) {
-    if (e.object == kNoObject || e.object >= early_.size() || !early_[e.object]) return false;
-    const DragObject& o = a_.objects[e.object];
-    if (trace::opFreesObject(e.op) && o.end == DragEnd::Release && o.endSeq == seq) {
+    if (e.object == kNoObject) return false;
+    const auto it = early_.find(e.object);
+    if (it == early_.end()) return false;
+    if (trace::opFreesObject(e.op) && it->second.released && it->second.endSeq == seq) {
       ++counts_.droppedReleases;
+      early_.erase(it);
       return true;
     }
-    return e.op == Op::Touch && seq > o.lastUseSeq;  // written before the early release
+    return e.op == Op::Touch;  // after the last use: written before the early release
   }
 
   void write(const Event& e) {
@@ -99,17 +107,16 @@ class IdealWriter {
     else threads_.insert(e.thread);
   }
 
-  // Writes object id's early release after event `after`, its moved touch first.
-  void release(std::uint64_t id, const Event& after) {
-    const DragObject& o = a_.objects[id];
+  // Writes object o's early release after event `after`, its moved touch first.
+  void release(const DragObjectRecord& o, const Event& after) {
     Event e;
     e.thread = threads_.count(after.thread) != 0 || threads_.empty() ? after.thread
                                                                       : *threads_.begin();
     e.timeNs = after.timeNs;
-    e.object = id;
-    if (const auto t = moved_.find(id); t != moved_.end()) {
+    e.object = o.id;
+    if (o.touched) {
       e.op = Op::Touch;
-      e.size = t->second.size;
+      e.size = o.touchSize;
       out_->append(e);
       ++counts_.events;
       ++counts_.movedTouches;
@@ -121,15 +128,18 @@ class IdealWriter {
     out_->append(e);
     ++counts_.events;
     ++counts_.earlyReleases;
+    early_[o.id] = Early{o.endSeq, o.end == DragEnd::Release};
+    ends_.emplace(o.endSeq, o.id);
   }
 
-  const DragResult& a_;
+  DragObjectPass& objects_;
   std::string outPath_;
   std::optional<TraceFile> out_;  // opened at the first event, when the sites flag is known
-  std::vector<bool> early_;       // by id
-  std::vector<std::uint64_t> order_;  // early ids by last use
-  std::size_t next_ = 0;
-  std::unordered_map<std::uint64_t, DragTouch> moved_;  // early id -> its touch that moves
+  DragObjectRecord use_;
+  bool haveUse_ = false;
+  std::unordered_map<std::uint64_t, Early> early_;  // released early, not yet ended
+  using EndAt = std::pair<std::uint64_t, std::uint64_t>;  // end seq, id
+  std::priority_queue<EndAt, std::vector<EndAt>, std::greater<EndAt>> ends_;
   std::set<std::uint32_t> threads_;  // threads live in the ideal trace
   std::uint64_t sites_ = 0;          // sites defined in the ideal trace
   IdealTraceCounts counts_;
@@ -137,8 +147,13 @@ class IdealWriter {
 
 }  // namespace
 
-IdealTraceCounts writeIdealTrace(const std::string& tracePath, const DragResult& analysis,
-                                 const std::string& outPath) {
+IdealTraceCounts writeIdealTrace(const std::string& tracePath, const LastUseData& lastUse,
+                                 const DragResult& analysis, const std::string& outPath,
+                                 const DragOptions& options) {
+  DragObjectPass objects = runDragObjectPass(tracePath, lastUse, options);
+  if (objects.events != analysis.events)
+    throw std::runtime_error(tracePath + ": not the trace that was analysed (" +
+                             std::to_string(analysis.events) + " events expected)");
   const int fd = ::open(tracePath.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw std::runtime_error(tracePath + ": cannot read: " + std::strerror(errno));
   struct Closer {
@@ -146,7 +161,7 @@ IdealTraceCounts writeIdealTrace(const std::string& tracePath, const DragResult&
     ~Closer() { ::close(fd); }
   } closer{fd};
   trace::TraceReader<trace::FdSource> reader(trace::FdSource{fd});
-  IdealWriter w(analysis, outPath);
+  IdealWriter w(objects, outPath);
   Event e;
   trace::ReadStatus s;
   std::uint64_t seq = 0;

@@ -16,6 +16,11 @@
 // An early release goes on the thread of the event it follows, unless that thread has ended
 // (the event was its thread_end; then on the lowest thread live in the ideal trace, or that
 // same thread when none is), with that event's time.
+//
+// Memory: the object pass's (drag_objects.hpp: live ids, sort runs), and the objects released
+// early whose end in the original trace is still to come, which are live there. A Touch that
+// moves is known before the early release because the object pass notes each object's last
+// Touch after its last use in the object's own record.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -31,11 +36,13 @@ struct IdealTraceCounts {
   std::uint64_t movedTouches = 0;
 };
 
-// Reads the trace at `tracePath` again (the one `analysis` came from) and writes the ideal
-// trace to `outPath`, with the original's program chunk, sites and modules. Throws
-// std::runtime_error naming the file that cannot be read or written, or when the trace is not
-// the one analysed (its events differ in number).
-IdealTraceCounts writeIdealTrace(const std::string& tracePath, const DragResult& analysis,
-                                 const std::string& outPath);
+// Reads the trace at `tracePath` again with `lastUse` (the ones `analysis` came from) and
+// writes the ideal trace to `outPath`, with the original's program chunk, sites and modules.
+// Temporary files as options.tempDir says. Throws std::runtime_error naming the file that
+// cannot be read or written, or when the trace is not the one analysed (its events differ in
+// number), or as analyzeDrag does.
+IdealTraceCounts writeIdealTrace(const std::string& tracePath, const LastUseData& lastUse,
+                                 const DragResult& analysis, const std::string& outPath,
+                                 const DragOptions& options = {});
 
 }  // namespace strata::tracetools

@@ -1,6 +1,6 @@
 // Reading the last-use file (drag_last_use.hpp): a parser fed the file in blocks, so a file is
 // never held whole; whole 24-byte units are decoded as they complete, a partial one is carried
-// to the next block. Layout: include/strata/drag/protocol.h.
+// to the next block, and each record goes to a callback rather than into memory. Layout: include/strata/drag/protocol.h.
 #include "drag_last_use.hpp"
 
 #include <fcntl.h>
@@ -27,6 +27,9 @@ std::uint64_t getU64(const unsigned char* p) {
 
 class Parser {
  public:
+  explicit Parser(const std::function<void(const LastUseRecord&)>* onRecord = nullptr)
+      : onRecord_(onRecord) {}
+
   void feed(const unsigned char* p, std::size_t n) {
     while (n != 0) {
       if (trailerSeen_) throw LastUseError(at_, "data after the trailer");
@@ -52,22 +55,13 @@ class Parser {
     }
     if (fill_ != 0) {
       data_.incomplete = "a record cut short at byte offset " + std::to_string(at_) + " after " +
-                         std::to_string(data_.records.size()) +
+                         std::to_string(data_.recordCount) +
                          " whole records (the run was killed)";
     } else if (!trailerSeen_) {
-      data_.incomplete = "no trailer after " + std::to_string(data_.records.size()) +
+      data_.incomplete = "no trailer after " + std::to_string(data_.recordCount) +
                          " records (the run was killed)";
     }
     data_.complete = data_.incomplete.empty();
-    auto& r = data_.records;
-    std::stable_sort(r.begin(), r.end(),
-                     [](const LastUseRecord& a, const LastUseRecord& b) { return a.id < b.id; });
-    for (std::size_t i = 1; i < r.size(); ++i)
-      if (r[i].id == r[i - 1].id)
-        throw LastUseError(std::max(r[i].offset, r[i - 1].offset),
-                           "object " + std::to_string(r[i].id) + " has a second record (the " +
-                               "first at byte offset " +
-                               std::to_string(std::min(r[i].offset, r[i - 1].offset)) + ")");
     return std::move(data_);
   }
 
@@ -87,10 +81,10 @@ class Parser {
       return;
     }
     if (a == STRATA_DRAG_END) {
-      if (b != data_.records.size())
+      if (b != data_.recordCount)
         throw LastUseError(off + kWord, "the trailer counts " + std::to_string(b) +
                                             " records, the file has " +
-                                            std::to_string(data_.records.size()));
+                                            std::to_string(data_.recordCount));
       if (c != 0) throw LastUseError(off + 2 * kWord, "the trailer's last word is not 0");
       trailerSeen_ = true;
       return;
@@ -99,9 +93,11 @@ class Parser {
       throw LastUseError(off, "object " + std::to_string(a) + ": last use at event " +
                                   std::to_string(b) + " after its release at event " +
                                   std::to_string(c));
-    data_.records.push_back(LastUseRecord{a, b, c, off});
+    ++data_.recordCount;
+    if (onRecord_ != nullptr) (*onRecord_)(LastUseRecord{a, b, c, off});
   }
 
+  const std::function<void(const LastUseRecord&)>* onRecord_;
   LastUseData data_;
   unsigned char unit_[kUnit] = {};
   std::size_t fill_ = 0;
@@ -110,25 +106,19 @@ class Parser {
   bool trailerSeen_ = false;
 };
 
-}  // namespace
-
-const LastUseRecord* LastUseData::find(std::uint64_t id) const {
-  const auto below = [](const LastUseRecord& r, std::uint64_t v) { return r.id < v; };
-  const auto it = std::lower_bound(records.begin(), records.end(), id, below);
-  return it != records.end() && it->id == id ? &*it : nullptr;
-}
-
-LastUseData parseLastUse(const unsigned char* data, std::size_t size) {
-  Parser p;
+LastUseData parseWith(const unsigned char* data, std::size_t size,
+                      const std::function<void(const LastUseRecord&)>* onRecord) {
+  Parser p(onRecord);
   p.feed(data, size);
   return p.finish();
 }
 
-LastUseData readLastUseFile(const std::string& path) {
+LastUseData readWith(const std::string& path,
+                     const std::function<void(const LastUseRecord&)>* onRecord) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw std::runtime_error(path + ": cannot read: " + std::strerror(errno));
   try {
-    Parser p;
+    Parser p(onRecord);
     std::vector<unsigned char> buf(std::size_t{1} << 16);
     for (;;) {
       const ssize_t n = ::read(fd, buf.data(), buf.size());
@@ -139,6 +129,7 @@ LastUseData readLastUseFile(const std::string& path) {
     }
     LastUseData d = p.finish();
     ::close(fd);
+    d.path = path;
     return d;
   } catch (const LastUseError& e) {
     ::close(fd);
@@ -147,6 +138,26 @@ LastUseData readLastUseFile(const std::string& path) {
     ::close(fd);
     throw;
   }
+}
+
+}  // namespace
+
+LastUseData parseLastUse(const unsigned char* data, std::size_t size) {
+  LastUseData d = parseWith(data, size, nullptr);
+  d.bytes.assign(data, data + size);
+  return d;
+}
+
+LastUseData readLastUseFile(const std::string& path) { return readWith(path, nullptr); }
+
+void forEachLastUseRecord(const LastUseData& data,
+                          const std::function<void(const LastUseRecord&)>& f) {
+  if (data.path.empty()) (void)parseWith(data.bytes.data(), data.bytes.size(), &f);
+  else (void)readWith(data.path, &f);
+}
+
+std::string lastUseError(const LastUseData& data, const std::string& what) {
+  return data.path.empty() ? what : data.path + ": " + what;
 }
 
 }  // namespace strata::tracetools

@@ -54,7 +54,9 @@ TEST(DragAnalysis, ObjectsKeptAfterAnEarlyLastUseAndTheirSites) {
                   ev(Op::Free, 0, kNoObject, 1), ev(Op::Free, 0, kNoObject, 2),
                   ev(Op::Free, 0, kNoObject, 0)},
                  {1, 2, 2});
-  const tt::DragResult r = analyze(dir, trace, {{1, 2, 3}, {2, 3, 4}, {0, 0, 5}});
+  Objects objs;
+  const tt::DragResult r =
+      analyze(dir, trace, {{1, 2, 3}, {2, 3, 4}, {0, 0, 5}}, {}, "t.trace", &objs);
   EXPECT_EQ(r.actualArea, 30000.0);
   EXPECT_EQ(r.idealArea, 10000.0);
   EXPECT_EQ(r.drag, 3.0);
@@ -63,7 +65,7 @@ TEST(DragAnalysis, ObjectsKeptAfterAnEarlyLastUseAndTheirSites) {
   EXPECT_EQ(r.increasePercent, 50.0);
   EXPECT_EQ(r.curve, (std::vector<tt::DragPoint>{{100, 100, 100}, {200, 200, 100},
                                                   {300, 300, 200}}));
-  const tt::DragObject& o = r.objects[0];
+  const tt::DragObject& o = objs.at(0);
   EXPECT_EQ(o.created, 100u);
   EXPECT_EQ(o.lastUse, 100u);
   EXPECT_EQ(o.ended, 300u);
@@ -91,8 +93,10 @@ TEST(DragAnalysis, AReapWhoseObjectsDieEarlyButIsClearedLate) {
   // id2: last use 3 (160): actual 64 x 72 = 4608, ideal 64 x 32 = 2048.  id3, id4: 0.
   // Drag = 13312 / 6144 = 13 / 6. Samples (actual, ideal): x=0 (0, 0), 64 (64, 64),
   // 128 (128, 128), 160 (160, 96: id1 is past its last use), 200 (168, 40): +31.25%.
-  const tt::DragResult r = analyze(
-      dir, encode(reapTrace()), {{1, 2, 6}, {2, 3, 6}, {3, 3, 4}, {4, 6, 7}});
+  Objects objs;
+  const tt::DragResult r = analyze(dir, encode(reapTrace()),
+                                   {{1, 2, 6}, {2, 3, 6}, {3, 3, 4}, {4, 6, 7}}, {}, "t.trace",
+                                   &objs);
   EXPECT_EQ(r.actualArea, 13312.0);
   EXPECT_EQ(r.idealArea, 6144.0);
   EXPECT_DOUBLE_EQ(r.drag, 13.0 / 6.0);
@@ -102,10 +106,12 @@ TEST(DragAnalysis, AReapWhoseObjectsDieEarlyButIsClearedLate) {
   EXPECT_EQ(r.peakIdeal, 128u);
   EXPECT_EQ(r.increasePercent, 31.25);
   EXPECT_EQ(r.objectCount, 4u);  // the reap is not an object
-  EXPECT_EQ(r.objects[0].family, tt::DragFamily::Reap);
-  EXPECT_EQ(r.objects[1].end, tt::DragEnd::Reap);
-  EXPECT_EQ(r.objects[1].endSeq, 6u);
-  EXPECT_EQ(r.objects[1].reap, 0u);
+  EXPECT_EQ(objs.size(), 4u);
+  EXPECT_EQ(objs.count(0), 0u);  // the reap
+  EXPECT_EQ(objs.at(1).family, tt::DragFamily::InReap);
+  EXPECT_EQ(objs.at(1).end, tt::DragEnd::Reap);
+  EXPECT_EQ(objs.at(1).endSeq, 6u);
+  EXPECT_EQ(objs.at(1).reap, 0u);
   EXPECT_EQ(r.releaseMismatches, 0u);
   // The same file, with id2's release said to be event 5: counted, the trace decides.
   const tt::DragResult m = analyze(
@@ -121,16 +127,17 @@ TEST(DragAnalysis, ReallocIsALastUse) {
   // data: last use 1 (300), so 100 x 200 = 20000 in both areas. id1 is never used after the
   // realloc: actual 200 x 10 = 2000, ideal 0. Drag = 22000 / 20000 = 1.1. Samples:
   // 100 (100, 100), 300 (200, 200), 310 (210, 10): +5%.
+  Objects objs;
   const tt::DragResult r = analyze(
       dir, encode({ev(Op::Malloc, 100), ev(Op::Realloc, 200, 0), ev(Op::Malloc, 10),
                    ev(Op::Free, 0, kNoObject, 1), ev(Op::Free, 0, kNoObject, 2)}),
-      {{0, 0, 1}, {1, 1, 3}, {2, 3, 4}});
+      {{0, 0, 1}, {1, 1, 3}, {2, 3, 4}}, {}, "t.trace", &objs);
   EXPECT_EQ(r.actualArea, 22000.0);
   EXPECT_EQ(r.idealArea, 20000.0);
   EXPECT_DOUBLE_EQ(r.drag, 1.1);
-  EXPECT_EQ(r.objects[0].end, tt::DragEnd::Realloc);
-  EXPECT_EQ(r.objects[0].lastUseSeq, 1u);
-  EXPECT_EQ(r.objects[0].lastUse, 300u);
+  EXPECT_EQ(objs.at(0).end, tt::DragEnd::Realloc);
+  EXPECT_EQ(objs.at(0).lastUseSeq, 1u);
+  EXPECT_EQ(objs.at(0).lastUse, 300u);
   EXPECT_EQ(r.curve, (std::vector<tt::DragPoint>{{100, 100, 100}, {300, 200, 200},
                                                   {310, 210, 10}}));
   EXPECT_DOUBLE_EQ(r.increasePercent, 5.0);
@@ -155,11 +162,12 @@ TEST(DragAnalysis, NeverUsedObjectsAndAZeroIdealArea) {
   // A last use recorded before the creation counts as at the creation; objects live at the
   // end end at the final clock: malloc 10 -> id0, malloc 30 -> id1 (40), no free; id1
   // "used" at 0: actual 10 x 30 + 0, ideal 10 x 30 (id0 used up to 1) + 0.
+  Objects objs;
   r = analyze(dir, encode({ev(Op::Malloc, 10), ev(Op::Malloc, 30)}, /*trailer=*/false),
-              {{0, 1, kAtExit}, {1, 0, kAtExit}});
-  EXPECT_EQ(r.objects[1].lastUseSeq, 1u);
-  EXPECT_EQ(r.objects[0].end, tt::DragEnd::Live);
-  EXPECT_EQ(r.objects[0].ended, 40u);
+              {{0, 1, kAtExit}, {1, 0, kAtExit}}, {}, "t.trace", &objs);
+  EXPECT_EQ(objs.at(1).lastUseSeq, 1u);
+  EXPECT_EQ(objs.at(0).end, tt::DragEnd::Live);
+  EXPECT_EQ(objs.at(0).ended, 40u);
   EXPECT_EQ(r.drag, 1.0);
   EXPECT_FALSE(r.traceComplete);
 }
@@ -178,14 +186,17 @@ TEST(DragAnalysis, AnIncompleteLastUseFileLeavesObjectsUncovered) {
                                    ev(Op::Free, 0, kNoObject, 0), ev(Op::Malloc, 30),
                                    ev(Op::Free, 0, kNoObject, 1), ev(Op::Free, 0, kNoObject, 2)}))
           .string();
-  const tt::DragResult r = tt::analyzeDrag(path, lu);
+  Objects objs;
+  tt::DragOptions options;
+  collectObjects(options, &objs);
+  const tt::DragResult r = tt::analyzeDrag(path, lu, options);
   EXPECT_FALSE(r.lastUseComplete);
   EXPECT_EQ(r.uncoveredObjects, 2u);
   EXPECT_EQ(r.uncoveredBytes, 50u);
   EXPECT_EQ(r.actualArea, 800.0);
   EXPECT_EQ(r.idealArea, 600.0);
-  EXPECT_FALSE(r.objects[1].covered);
-  EXPECT_EQ(r.objects[1].lastUse, r.objects[1].ended);
+  EXPECT_FALSE(objs.at(1).covered);
+  EXPECT_EQ(objs.at(1).lastUse, objs.at(1).ended);
 }
 
 TEST(DragAnalysis, CurvesKeepEachBucketsPeak) {
@@ -228,6 +239,12 @@ TEST(DragAnalysis, BadInputsAreErrors) {
                                      ev(Op::Malloc, 8)},
                                     {{0, 0, kAtExit}}),
                        "which is a reap"));
+  // Object 0 twice: records at 24 and 72; the second one is named (the pass sorts by id).
+  const std::string twice = analyzeError({ev(Op::Malloc, 8), ev(Op::Malloc, 8)},
+                                         {{0, 1, kAtExit}, {1, 1, kAtExit}, {0, 0, kAtExit}});
+  EXPECT_TRUE(contains(twice, "object 0 has a second record (the first at byte offset 24) at "
+                              "byte offset 72"))
+      << twice;
   // A bad trace names its file.
   TempDir dir;
   const std::string path = dir.write("bad.trace", std::vector<unsigned char>{'x'}).string();

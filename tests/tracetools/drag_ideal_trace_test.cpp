@@ -87,8 +87,9 @@ std::vector<Event> idealOf(const std::vector<unsigned char>& trace, const std::v
   TempDir dir;
   const std::string in = dir.write("in.trace", trace).string();
   const std::string out = (dir.path() / "ideal.trace").string();
-  const tt::DragResult first = tt::analyzeDrag(in, lastUse(recs));
-  const tt::IdealTraceCounts c = tt::writeIdealTrace(in, first, out);
+  const tt::LastUseData lu = lastUse(recs);
+  const tt::DragResult first = tt::analyzeDrag(in, lu);
+  const tt::IdealTraceCounts c = tt::writeIdealTrace(in, lu, first, out);
   if (counts != nullptr) *counts = c;
   const std::vector<Event> evs = readEvents(out);
   EXPECT_EQ(evs.size(), c.events);
@@ -196,7 +197,8 @@ TEST(DragIdealTrace, ATraceThatIsNotTheOneAnalysedIsRefused) {
   const std::string b =
       dir.write("b.trace", encode({ev(Op::Malloc, 8), ev(Op::Malloc, 8)})).string();
   const tt::DragResult r = tt::analyzeDrag(a, lastUse({}));
-  EXPECT_THROW(tt::writeIdealTrace(b, r, (dir.path() / "o.trace").string()), std::runtime_error);
+  EXPECT_THROW(tt::writeIdealTrace(b, lastUse({}), r, (dir.path() / "o.trace").string()),
+               std::runtime_error);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // protocol.h) and a trace plus its last-use file analysed in one call.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -47,10 +48,23 @@ inline tt::LastUseData lastUse(const std::vector<Rec>& recs, bool trailer = true
   return tt::parseLastUse(b.data(), b.size());
 }
 
-// Writes `trace` into dir as NAME and analyses it with `recs`.
+// Each object's results by id, as DragOptions::onObject reports them.
+using Objects = std::map<std::uint64_t, tt::DragObject>;
+inline void collectObjects(tt::DragOptions& options, Objects* objects) {
+  if (objects == nullptr) return;
+  objects->clear();
+  options.onObject = [objects](std::uint64_t id, const tt::DragObject& o) {
+    EXPECT_TRUE(objects->emplace(id, o).second) << "object " << id << " reported twice";
+  };
+}
+
+// Writes `trace` into dir as NAME and analyses it with `recs` (temporary files in dir),
+// filling *objects when given.
 inline tt::DragResult analyze(const TempDir& dir, const std::vector<unsigned char>& trace,
                               const std::vector<Rec>& recs, tt::DragOptions options = {},
-                              const std::string& name = "t.trace") {
+                              const std::string& name = "t.trace", Objects* objects = nullptr) {
+  if (options.tempDir.empty()) options.tempDir = dir.path().string();
+  collectObjects(options, objects);
   return tt::analyzeDrag(dir.write(name, trace).string(), lastUse(recs), options);
 }
 

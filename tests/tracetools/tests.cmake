@@ -30,7 +30,8 @@ add_executable(tracetools_test
   ${CMAKE_CURRENT_LIST_DIR}/heaptrack_input_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/drag_last_use_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/drag_analysis_test.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/drag_ideal_trace_test.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/drag_ideal_trace_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/drag_bounded_test.cpp)
 target_compile_options(tracetools_test PRIVATE -Wall -Wextra -Werror)
 target_compile_definitions(tracetools_test PRIVATE
   STRATA_MTRACE_PROGRAM="$<TARGET_FILE:mtrace_program>"
