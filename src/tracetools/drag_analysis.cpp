@@ -157,14 +157,9 @@ DragResult analyzeDrag(const std::string& tracePath, const LastUseData& lastUse,
   r.peakLiveIds = objects.peakLiveIds;
   r.sortRuns = objects.sortRuns;
 
-  const int fd = ::open(tracePath.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw std::runtime_error(tracePath + ": cannot read: " + std::strerror(errno));
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
+  DragTraceInput input(tracePath);
+  trace::TraceReader<trace::FdSource>& reader = input.reader();
   CurvePass pass(objects, options, r);
-  trace::TraceReader<trace::FdSource> reader(trace::FdSource{fd});
   Event e;
   trace::ReadStatus s;
   std::uint64_t seq = 0;

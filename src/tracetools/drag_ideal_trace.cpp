@@ -154,13 +154,8 @@ IdealTraceCounts writeIdealTrace(const std::string& tracePath, const LastUseData
   if (objects.events != analysis.events)
     throw std::runtime_error(tracePath + ": not the trace that was analysed (" +
                              std::to_string(analysis.events) + " events expected)");
-  const int fd = ::open(tracePath.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw std::runtime_error(tracePath + ": cannot read: " + std::strerror(errno));
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
-  trace::TraceReader<trace::FdSource> reader(trace::FdSource{fd});
+  DragTraceInput input(tracePath);
+  trace::TraceReader<trace::FdSource>& reader = input.reader();
   IdealWriter w(objects, outPath);
   Event e;
   trace::ReadStatus s;

@@ -252,17 +252,23 @@ class ObjectPass {
 
 }  // namespace
 
+DragTraceInput::DragTraceInput(const std::string& path)
+    : fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
+  if (fd_ < 0) throw std::runtime_error(path + ": cannot read: " + std::strerror(errno));
+  reader_ = std::make_unique<trace::TraceReader<trace::FdSource>>(trace::FdSource{fd_});
+}
+
+DragTraceInput::~DragTraceInput() {
+  reader_.reset();
+  ::close(fd_);
+}
+
 DragObjectPass runDragObjectPass(const std::string& tracePath, const LastUseData& lastUse,
                                  const DragOptions& options) {
   DragObjectPass out;
   ObjectPass pass(lastUse, options, out);
-  const int fd = ::open(tracePath.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw std::runtime_error(tracePath + ": cannot read: " + std::strerror(errno));
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
-  trace::TraceReader<trace::FdSource> reader(trace::FdSource{fd});
+  DragTraceInput input(tracePath);
+  trace::TraceReader<trace::FdSource>& reader = input.reader();
   Event e;
   trace::ReadStatus s;
   std::uint64_t seq = 0;

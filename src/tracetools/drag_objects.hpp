@@ -15,6 +15,7 @@
 #include "drag_analysis.hpp"
 #include "drag_last_use.hpp"
 #include "external_sort.hpp"
+#include "strata/trace/reader.hpp"
 
 namespace strata::tracetools {
 
@@ -54,6 +55,21 @@ struct DragObjectPass {
 };
 
 // Runs the pass. Throws std::runtime_error as analyzeDrag does (drag_analysis.hpp).
+// A trace opened for one of the passes: its reader, the file closed when it goes. Throws
+// std::runtime_error "PATH: cannot read: WHY".
+class DragTraceInput {
+ public:
+  explicit DragTraceInput(const std::string& path);
+  ~DragTraceInput();
+  DragTraceInput(const DragTraceInput&) = delete;
+  DragTraceInput& operator=(const DragTraceInput&) = delete;
+  trace::TraceReader<trace::FdSource>& reader() { return *reader_; }
+
+ private:
+  int fd_;
+  std::unique_ptr<trace::TraceReader<trace::FdSource>> reader_;
+};
+
 DragObjectPass runDragObjectPass(const std::string& tracePath, const LastUseData& lastUse,
                                  const DragOptions& options);
 
