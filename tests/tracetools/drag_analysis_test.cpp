@@ -179,7 +179,7 @@ TEST(DragAnalysis, AnIncompleteLastUseFileLeavesObjectsUncovered) {
   // 0 ideal. id1, id2 uncovered, in use until they end: 20 x 30 = 600 in both; id2 0.
   // Drag = 800 / 600.
   std::vector<unsigned char> file = lastUseBytes({{0, 0, 2}, {1, 4, 4}}, /*trailer=*/false);
-  file.resize(file.size() - 5);  // the second record cut short
+  file.erase(file.end() - 5, file.end());  // the second record cut short
   const tt::LastUseData lu = tt::parseLastUse(file.data(), file.size());
   const std::string path =
       dir.write("t.trace", encode({ev(Op::Malloc, 10), ev(Op::Malloc, 20),
