@@ -14,6 +14,7 @@
 #include "drag_ideal_trace.hpp"
 #include "drag_test_util.hpp"
 #include "external_sort.hpp"
+#include "strata/detail/poison.hpp"  // STRATA_ASAN
 #include "trace_file.hpp"
 
 namespace {
@@ -86,9 +87,14 @@ TEST(DragBounded, MillionsOfShortLivedObjectsHoldFewIdsAndLittleMemory) {
       tt::writeIdealTrace(trace, lu, r, (dir.path() / "ideal.trace").string(), small);
   const std::uint64_t after = peakRssKiB();
   RecordProperty("peak_rss_growth_kib", std::to_string(after - before));
-  if (measured && before != 0) {
-    EXPECT_LT(after - before, 16u * 1024) << "KiB of peak growth";
-  }
+#ifndef STRATA_ASAN
+  // (Under AddressSanitizer freed memory stays in its quarantine, so resident memory says
+  // nothing there; the bound on live ids below holds in every build.)
+  ASSERT_TRUE(measured && before != 0) << "/proc/self/clear_refs or VmHWM unavailable";
+  EXPECT_LT(after - before, 16u * 1024) << "KiB of peak growth";
+#else
+  (void)measured;
+#endif
   EXPECT_LE(r.peakLiveIds, 3u);
   using IntSorter = tt::ExternalSorter<int, std::less<int>>;
   EXPECT_GT(r.sortRuns, IntSorter::kFanIn);
