@@ -61,9 +61,6 @@ std::string parseOptions(std::span<char* const> args, Options& o);
 void gatherTraces(const Options& o, CompareSettings& settings, std::vector<TraceReport>& traces,
                   std::string& intro, CommandReport& command);
 
-// The traces `strata record` wrote beside `trace` for other processes: <trace>.<pid> files.
-std::vector<std::string> childTraces(const std::string& trace);
-
 // Replays one trace --runs rounds on every allocator (taking turns within a round) and fills
 // its rows. `step` is called before each replay with a label, `skip` with the number of runs
 // left out after a failure. Throws std::runtime_error for an unreadable trace.

@@ -2,12 +2,10 @@
 // or a command recorded with `strata record`. A recorded command (or a trace file with
 // <file>.<pid> traces of other processes beside it) gives one trace per process; the ones
 // that allocated too little to judge are left out unless asked for.
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -16,8 +14,8 @@
 #include "compare_steps.hpp"
 #include "proc.hpp"
 #include "process.hpp"
-#include "strata/trace/reader.hpp"
 #include "site_report.hpp"
+#include "trace_files.hpp"
 #include "workloads.hpp"
 
 namespace strata::cli::compare {
@@ -42,29 +40,12 @@ std::vector<std::string> acceptedNames(const std::vector<std::string>& names) {
   return out;
 }
 
-// The pid at the end of "<trace>.<pid>", or 0.
-long pidSuffix(const std::string& path) {
-  const std::string ext = fs::path(path).extension().string();
-  if (ext.size() < 2) return 0;
-  for (std::size_t i = 1; i < ext.size(); ++i)
-    if (!std::isdigit(static_cast<unsigned char>(ext[i]))) return 0;
-  return std::strtol(ext.c_str() + 1, nullptr, 10);
-}
-
-// Fills the trace's program, pid and parent pid from its program chunk (version 2); for an
-// older trace the pid comes from the file name's suffix.
+// Fills the trace's program, pid and parent pid from its program chunk.
 void readProgram(TraceReport& t) {
-  const int fd = ::open(t.path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd >= 0) {
-    trace::TraceReader<trace::FdSource> reader(trace::FdSource{fd});
-    trace::Event e;
-    reader.next(e);
-    t.program = reader.program().path;
-    t.pid = static_cast<long>(reader.program().pid);
-    t.parentPid = static_cast<long>(reader.program().parentPid);
-    ::close(fd);
-  }
-  if (t.pid == 0) t.pid = pidSuffix(t.path);
+  const TraceProgram p = readTraceProgram(t.path);
+  t.program = p.path;
+  t.pid = p.pid;
+  t.parentPid = p.parentPid;
 }
 
 // Records the command into dir/<name>.trace with `strata record` (with allocation sites for
@@ -205,24 +186,6 @@ std::string unreadable(const std::string& path) {
   if (!S_ISREG(st.st_mode)) return "not a regular file";
   if (::access(path.c_str(), R_OK) != 0) return std::strerror(errno);
   return {};
-}
-
-std::vector<std::string> childTraces(const std::string& trace) {
-  std::vector<std::string> found;
-  std::error_code ec;
-  const fs::path dir = fs::path(trace).parent_path();
-  const std::string prefix = fs::path(trace).filename().string() + ".";
-  for (const auto& e : fs::directory_iterator(dir.empty() ? fs::path(".") : dir, ec)) {
-    const std::string name = e.path().filename().string();
-    if (!name.starts_with(prefix) || name.size() == prefix.size()) continue;
-    if (std::all_of(name.begin() + static_cast<long>(prefix.size()), name.end(),
-                    [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
-      found.push_back(e.path().string());
-  }
-  std::sort(found.begin(), found.end(), [](const std::string& a, const std::string& b) {
-    return pidSuffix(a) < pidSuffix(b);
-  });
-  return found;
 }
 
 void gatherTraces(const Options& o, CompareSettings& settings, std::vector<TraceReport>& traces,

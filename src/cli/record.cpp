@@ -1,7 +1,6 @@
 // `strata record [-o FILE] -- COMMAND [ARGS...]`: runs COMMAND with the recorder
 // (libstrata-record.so, src/record/) preloaded, waits for it, prints what was recorded, and
 // exits with COMMAND's status. docs/recording.md describes the recorder.
-#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -23,6 +22,7 @@
 #include "files.hpp"
 #include "options.hpp"
 #include "strata/trace/reader.hpp"
+#include "trace_files.hpp"
 
 namespace strata::cli {
 namespace {
@@ -103,25 +103,8 @@ bool writtenSince(const std::string& path, const timespec& since) {
 std::vector<TraceFile> tracesWritten(const std::string& file, const timespec& since) {
   std::vector<TraceFile> out;
   if (writtenSince(file, since)) out.push_back({file, 0});
-  const std::size_t slash = file.rfind('/');
-  const std::string dir = file.substr(0, slash == 0 ? 1 : slash);
-  const std::string prefix = file.substr(slash + 1) + ".";
-  DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) return out;
-  std::vector<TraceFile> children;
-  while (const dirent* ent = ::readdir(d)) {
-    const std::string_view name = ent->d_name;
-    if (!name.starts_with(prefix) || name.size() == prefix.size()) continue;
-    const std::string_view digits = name.substr(prefix.size());
-    if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
-      continue;
-    const std::string path = (dir == "/" ? "" : dir) + "/" + std::string(name);
-    if (writtenSince(path, since)) children.push_back({path, std::strtol(digits.data(), nullptr, 10)});
-  }
-  ::closedir(d);
-  std::sort(children.begin(), children.end(),
-            [](const TraceFile& a, const TraceFile& b) { return a.pid < b.pid; });
-  out.insert(out.end(), children.begin(), children.end());
+  for (const std::string& child : childTraces(file))
+    if (writtenSince(child, since)) out.push_back({child, pidSuffix(child)});
   return out;
 }
 
