@@ -26,7 +26,7 @@
 #include "files.hpp"
 #include "options.hpp"
 #include "process.hpp"
-#include "strata/trace/reader.hpp"
+#include "trace_files.hpp"
 #include "valgrind_run.hpp"
 
 namespace strata::cli {
@@ -106,10 +106,8 @@ std::string parseOptions(std::span<char* const> args, Options& o) {
 // Runs the command under the tool, every program it execs too; returns how it ended.
 support::ProcessResult runUnderTool(const Options& o, const drag::DragRun& run,
                                     const std::string& recorder) {
-  std::string logDir;  // Valgrind expands % in --log-file: the directory's own are doubled
-  for (const char c : o.dir.string()) logDir += c == '%' ? std::string("%%") : std::string(1, c);
   support::ChildSpec spec;
-  spec.argv = run.argvEveryProcess(o.dir, o.command, {"--log-file=" + logDir + "/valgrind.%p.log"});
+  spec.argv = run.argvEveryProcess(o.dir, o.command);
   spec.set = run.environment();
   spec.set.push_back("STRATA_TRACE_FILE=" + (o.dir / "program.trace").string());
   spec.set.push_back("STRATA_TRACE_DRAG=1");
@@ -120,35 +118,22 @@ support::ProcessResult runUnderTool(const Options& o, const drag::DragRun& run,
   return support::runChild(spec);
 }
 
-// The traces the run wrote: program.trace (the command's process) and program.trace.<pid>
-// (every other process), each with the pid its program chunk names.
+// The traces the run wrote: program.trace (the command's process), then program.trace.<pid>
+// (every other process) in pid order, each with the process its program chunk names.
 std::vector<DragProcess> tracesWritten(const fs::path& dir) {
+  const std::string main = (dir / "program.trace").string();
+  std::vector<std::string> files;
+  if (fs::exists(main)) files.push_back(main);
+  for (const std::string& child : childTraces(main)) files.push_back(child);
   std::vector<DragProcess> out;
-  std::error_code ec;
-  for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name != "program.trace" && !name.starts_with("program.trace.")) continue;
-    const std::string digits = name.substr(std::min(name.size(), sizeof "program.trace"));
-    if (name != "program.trace" &&
-        (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos))
-      continue;
+  for (const std::string& file : files) {
+    const TraceProgram program = readTraceProgram(file);
     DragProcess p;
-    p.trace = entry.path();
-    const int fd = ::open(p.trace.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) continue;
-    trace::TraceReader<trace::FdSource> reader(trace::FdSource{fd});
-    trace::Event e;
-    reader.next(e);  // reads the header and the program chunk
-    ::close(fd);
-    p.pid = static_cast<long>(reader.program().pid);
-    p.program = reader.program().path;
-    if (p.pid == 0 && !digits.empty()) p.pid = std::strtol(digits.c_str(), nullptr, 10);
+    p.trace = file;
+    p.pid = program.pid;
+    p.program = program.path;
     out.push_back(std::move(p));
   }
-  std::sort(out.begin(), out.end(), [](const DragProcess& a, const DragProcess& b) {
-    return a.trace.filename() == "program.trace" ||
-           (b.trace.filename() != "program.trace" && a.pid < b.pid);
-  });
   return out;
 }
 
@@ -171,12 +156,10 @@ int analyse(DragRunFacts& facts, std::vector<DragProcess>& processes) {
       p.result = tracetools::analyzeDrag(p.trace, p.lastUse, options);
       p.analysed = true;
       if (best == nullptr || p.result.finalClock > best->result.finalClock) best = &p;
+    } catch (const tracetools::NothingAllocated&) {
+      ++skippedNothing;
     } catch (const std::exception& e) {
-      if (std::string(e.what()).find("allocated nothing") != std::string::npos) {
-        ++skippedNothing;
-      } else if (firstError.empty()) {
-        firstError = e.what();
-      }
+      if (firstError.empty()) firstError = e.what();
     }
   }
   if (best == nullptr) {

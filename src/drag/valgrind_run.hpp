@@ -49,9 +49,10 @@ class DragRun {
                                 const std::vector<std::string>& command,
                                 const std::vector<std::string>& valgrindOptions = {}) const;
   // The same for a command whose programs all run under the tool: every program it execs
-  // too (--trace-children=yes), each process writing DIR/last-use.<pid>.bin (lastUseFile),
-  // as the recorder writes a trace per process. A process keeps its pid across exec: the
-  // program it execs replaces its last-use file, as the recorder replaces its trace.
+  // too (--trace-children=yes), each process writing DIR/last-use.<pid>.bin (lastUseFile)
+  // and Valgrind's messages to DIR/valgrind.<pid>.log, as the recorder writes a trace per
+  // process. A process keeps its pid across exec: the program it execs replaces its
+  // last-use file, as the recorder replaces its trace.
   std::vector<std::string> argvEveryProcess(const std::string& dir,
                                             const std::vector<std::string>& command,
                                             const std::vector<std::string>& valgrindOptions = {})

@@ -19,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -120,9 +121,15 @@ struct DragResult {
   std::uint64_t peakLiveIds = 0, sortRuns = 0;
 };
 
+// A trace that creates no object: it has no drag (the message says so, naming the file).
+class NothingAllocated : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // Reads the trace at `tracePath` and computes its drag. Throws std::runtime_error naming the
-// file for an unreadable or malformed trace, "the program allocated nothing" for a trace that
-// creates no object, and one naming the id for a record of an object the trace does not have
+// file for an unreadable or malformed trace, NothingAllocated ("the program allocated
+// nothing") for a trace that creates no object, and one naming the id for a record of an object the trace does not have
 // (or of a reap) or for an id with two records (naming the last-use file when it was read
 // from one). The last-use records are read again from lastUse's file or bytes.
 DragResult analyzeDrag(const std::string& tracePath, const LastUseData& lastUse,

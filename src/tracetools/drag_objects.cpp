@@ -276,7 +276,7 @@ DragObjectPass runDragObjectPass(const std::string& tracePath, const LastUseData
   if (s == trace::ReadStatus::Error)
     throw std::runtime_error(tracePath + ": " + reader.error().message());
   if (out.objectCount == 0)
-    throw std::runtime_error(tracePath + ": the program allocated nothing (the trace creates "
+    throw NothingAllocated(tracePath + ": the program allocated nothing (the trace creates "
                                          "no object), so it has no drag");
   out.traceComplete = reader.complete();
   out.siteCount = reader.sites().siteCount();

@@ -220,7 +220,8 @@ TEST(DragRunHelper, LibDirHoldsValgrindsFilesAndOursAndGoes) {
   EXPECT_EQ(argv, want);
   const std::vector<std::string> every{run->valgrind().program, "--tool=strata-drag",
                                        "--drag-out=d%%/last-use.%p.bin", "-q",
-                                       "--trace-children=yes", "--", "prog"};
+                                       "--trace-children=yes", "--log-file=d%%/valgrind.%p.log",
+                                       "--", "prog"};
   EXPECT_EQ(run->argvEveryProcess("d%", {"prog"}), every);
   EXPECT_EQ(DragRun::lastUseFile("d", 42), "d/last-use.42.bin");
   DragRun moved = std::move(*run);
