@@ -54,7 +54,6 @@ struct DragObjectPass {
   std::unique_ptr<SpillFile> ends;
 };
 
-// Runs the pass. Throws std::runtime_error as analyzeDrag does (drag_analysis.hpp).
 // A trace opened for one of the passes: its reader, the file closed when it goes. Throws
 // std::runtime_error "PATH: cannot read: WHY".
 class DragTraceInput {
@@ -70,6 +69,7 @@ class DragTraceInput {
   std::unique_ptr<trace::TraceReader<trace::FdSource>> reader_;
 };
 
+// Runs the pass. Throws std::runtime_error as analyzeDrag does (drag_analysis.hpp).
 DragObjectPass runDragObjectPass(const std::string& tracePath, const LastUseData& lastUse,
                                  const DragOptions& options);
 
