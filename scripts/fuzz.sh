@@ -35,7 +35,7 @@ if ! command -v clang++ >/dev/null; then
   exit 2
 fi
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DSTRATA_BUILD_TESTS=OFF -DSTRATA_BUILD_BENCH=OFF -DSTRATA_BUILD_FUZZ=ON \
+  -DSTRATA_BUILD_TESTS=OFF -DSTRATA_BUILD_BENCH=OFF -DSTRATA_BUILD_FUZZ=ON -DSTRATA_WERROR=ON \
   -DSTRATA_SANITIZE=address,undefined,fuzzer-no-link >/dev/null
 cmake --build build-fuzz --target "${targets[@]/%/_fuzz}"
 for t in "${targets[@]}"; do

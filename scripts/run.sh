@@ -7,13 +7,24 @@
 # your own program, judges the allocators on every process of it, and runs it live on each).
 # Results go to ./strata-compare in the directory it is run from, where a recorded program's
 # relative path is also resolved.
+#
+# It builds the CMake target strata_toolkit: the command and every file it starts or loads.
 set -euo pipefail
 caller=$PWD
 cd "$(dirname "$0")/.."
 root=$PWD
 bash scripts/setup.sh
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-targets=(strata_cli strata_malloc_kingsley strata_malloc_lea strata_malloc strata_record)
-cmake --build build -j "$(nproc)" --target "${targets[@]}" >/dev/null
+mkdir -p build
+log=build/run-build.log
+if ! { cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo &&
+       cmake --build build -j "$(nproc)" --target strata_toolkit; } >"$log" 2>&1; then
+  tail -n 40 "$log" >&2
+  echo "strata: the build failed (the whole log: $root/$log)" >&2
+  exit 1
+fi
+if ! "$root/build/bin/strata" doctor >"build/doctor.txt"; then
+  cat build/doctor.txt >&2
+  exit 1
+fi
 cd "$caller"
 exec "$root/build/bin/strata" compare "$@"

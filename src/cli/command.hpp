@@ -39,5 +39,6 @@ extern const Command kImportCommand;
 extern const Command kExportCommand;
 extern const Command kTuneCommand;
 extern const Command kDragCommand;
+extern const Command kDoctorCommand;
 
 }  // namespace strata::cli

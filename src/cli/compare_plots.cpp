@@ -15,11 +15,7 @@ constexpr std::string_view kPlotKinds[] = {"heap", "sizes", "lifetimes", "summar
 
 // plots.py: $STRATA_PLOTS_SCRIPT when set, else <exe dir>/../share/strata/plots.py, where both
 // the build tree and an install put it.
-std::string plotScript() {
-  const char* env = std::getenv("STRATA_PLOTS_SCRIPT");
-  if (env != nullptr && env[0] != '\0') return env;
-  return shareFile("plots.py");
-}
+std::string plotScript() { return shareFile(support::HelperId::ComparePlots); }
 
 }  // namespace
 

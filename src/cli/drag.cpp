@@ -24,6 +24,7 @@
 #include "drag_last_use.hpp"
 #include "drag_report.hpp"
 #include "files.hpp"
+#include "helpers.hpp"
 #include "options.hpp"
 #include "process.hpp"
 #include "trace_files.hpp"
@@ -195,15 +196,14 @@ int runDrag(std::span<char* const> args) {
     std::fprintf(stderr, "strata drag: %s: %s\n", o.command[0].c_str(), why.c_str());
     return why == "command not found" ? 127 : 126;
   }
-  const std::string libDir = defaultSearchDirs().strata;
-  const std::string recorder = libDir + "/libstrata-record.so";
+  const std::string recorder = support::helperPath(support::HelperId::Recorder);
   if (::access(recorder.c_str(), R_OK) != 0) {
-    std::fprintf(stderr, "strata drag: the recorder libstrata-record.so is not built (looked in "
-                 "%s): build the CMake target strata_record, or set STRATA_LIB_DIR\n",
-                 libDir.c_str());
+    std::fprintf(stderr, "strata drag: the recorder %s is missing: build the CMake target "
+                 "strata_toolkit, or set STRATA_LIB_DIR\n", recorder.c_str());
     return 2;
   }
-  std::optional<drag::DragRun> run = drag::DragRun::prepare(libDir + "/" + drag::kToolFile, why);
+  std::optional<drag::DragRun> run =
+      drag::DragRun::prepare(support::helperPath(support::HelperId::DragTool), why);
   if (!run) {
     std::fprintf(stderr, "strata drag: %s\n", why.c_str());
     return 2;

@@ -160,7 +160,7 @@ void drawPlot(const fs::path& dir) {
     return;
   }
   support::ChildSpec spec;
-  spec.argv = {*python, shareFile("drag_plot.py"), dir.string()};
+  spec.argv = {*python, shareFile(support::HelperId::DragPlot), dir.string()};
   const support::ProcessResult r = support::runChild(spec);
   if (!r.succeeded())
     std::fprintf(stderr, "strata drag: the plot script failed (%s); the curves are in %s\n",

@@ -12,10 +12,10 @@ namespace strata::cli {
 namespace {
 
 // Every subcommand, in the order `strata --help` lists them.
-constexpr std::array<const Command*, 12> kCommands{
-    &kCompareCommand, &kTuneCommand,   &kRecordCommand,     &kReplayCommand, &kStatsCommand,
-    &kDragCommand,    &kGenerateCommand, &kImportCommand,   &kExportCommand, &kAllocatorsCommand,
-    &kRunCommand,     &kBuildCommand,
+constexpr std::array<const Command*, 13> kCommands{
+    &kCompareCommand,    &kTuneCommand,   &kRecordCommand,   &kReplayCommand, &kStatsCommand,
+    &kDragCommand,       &kGenerateCommand, &kImportCommand, &kExportCommand,
+    &kAllocatorsCommand, &kRunCommand,    &kBuildCommand,    &kDoctorCommand,
 };
 
 // The command with this name, or nullptr.

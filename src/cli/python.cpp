@@ -2,10 +2,8 @@
 #include "python.hpp"
 
 #include <cstdlib>
-#include <filesystem>
 #include <vector>
 
-#include "proc.hpp"
 #include "process.hpp"
 
 namespace strata::cli {
@@ -24,9 +22,6 @@ std::optional<std::string> findPython() {
   return std::nullopt;
 }
 
-std::string shareFile(std::string_view name) {
-  return (std::filesystem::path(support::selfExe()).parent_path().parent_path() / "share" /
-          "strata" / std::string(name)).lexically_normal().string();
-}
+std::string shareFile(support::HelperId id) { return support::helperPath(id); }
 
 }  // namespace strata::cli

@@ -20,6 +20,7 @@
 #include "allocator_registry.hpp"
 #include "command.hpp"
 #include "files.hpp"
+#include "helpers.hpp"
 #include "options.hpp"
 #include "strata/trace/reader.hpp"
 #include "trace_files.hpp"
@@ -65,8 +66,6 @@ constexpr std::string_view kHelp =
     "library is not built; 1 when FILE cannot be written.\n"
     "\n"
     "example: strata record -o ls.trace -- ls -l /usr\n";
-
-constexpr const char* kRecorderLibrary = "libstrata-record.so";
 
 // A wrong invocation: the reason and the usage (command.hpp); exit status 2.
 int usageError(const std::string& why) { return cli::usageError("record", kHelp, why); }
@@ -211,13 +210,12 @@ int runRecord(std::span<char* const> args) {
   if (output.empty()) output = support::baseName(command[0]) + ".trace";
   const std::string file = absolutePath(output);
 
-  const std::string libDir = defaultSearchDirs().strata;
-  const std::string library = libDir + "/" + kRecorderLibrary;
+  const std::string library = support::helperPath(support::HelperId::Recorder);
   if (::access(library.c_str(), R_OK) != 0) {
     std::fprintf(stderr,
-                 "strata record: the recorder %s is not built (looked in %s): build the CMake "
-                 "target strata_record, or set STRATA_LIB_DIR to the directory holding it\n",
-                 kRecorderLibrary, libDir.c_str());
+                 "strata record: the recorder %s is missing: build the CMake target "
+                 "strata_toolkit, or set STRATA_LIB_DIR to the directory holding it\n",
+                 library.c_str());
     return 2;
   }
   if (library.find_first_of(": \t") != std::string::npos) {

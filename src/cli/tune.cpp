@@ -304,7 +304,7 @@ int runTune(std::span<char* const> args) {
       status = 3;
     } else {
       support::ChildSpec spec;
-      spec.argv = {*python, shareFile("tune_plot.py"), o.outDir};
+      spec.argv = {*python, shareFile(support::HelperId::TunePlot), o.outDir};
       const support::ProcessResult r = support::runChild(spec);
       if (!r.succeeded()) {
         std::fprintf(stderr, "strata tune: the plot script failed (%s)\n", support::describeStatus(r).c_str());

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "proc.hpp"
+#include "helpers.hpp"
 
 namespace strata::cli::tune {
 namespace {
@@ -97,10 +97,7 @@ Spaces loadSpaces(const std::string& path) {
 }
 
 std::string defaultSpacesPath() {
-  const char* env = std::getenv("STRATA_TUNE_SPACES");
-  if (env != nullptr && env[0] != '\0') return env;
-  return (std::filesystem::path(support::selfDirectory()).parent_path() / "share" / "strata" /
-          "tune-spaces.conf").lexically_normal().string();
+  return support::helperPath(support::HelperId::TuneSpaces);
 }
 
 std::vector<std::string> environmentFor(const Space& space, const Setting& setting) {

@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "proc.hpp"
+#include "helpers.hpp"
 
 namespace strata::registry {
 namespace {
@@ -95,21 +95,7 @@ SearchDirs defaultSearchDirs() {
   for (const char* d : {"/usr/local/lib", "/usr/lib", "/usr/lib64", "/lib64"})
     addDir(dirs.system, d);
 
-  const char* env = std::getenv("STRATA_LIB_DIR");
-  if (env != nullptr && env[0] != '\0') {
-    dirs.strata = env;
-    return dirs;
-  }
-  const fs::path exe = support::selfDirectory();
-  if (exe.empty()) return dirs;
-  dirs.strata = (exe.parent_path() / "lib").lexically_normal().string();
-#ifdef STRATA_INSTALL_LIBDIR
-  // Installed under a prefix whose library directory is not lib (lib64, lib/<triplet>).
-  struct stat st {};
-  const fs::path installed = (exe.parent_path() / STRATA_INSTALL_LIBDIR).lexically_normal();
-  if (::stat(dirs.strata.c_str(), &st) != 0 && ::stat(installed.c_str(), &st) == 0)
-    dirs.strata = installed.string();
-#endif
+  dirs.strata = support::strataLibDir();
   return dirs;
 }
 

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "files.hpp"
+#include "helpers.hpp"
 #include "proc.hpp"
 #include "process.hpp"
 
@@ -344,9 +345,7 @@ ProbeResult probe(const ResolvedAllocator& allocator) {
 }
 
 std::string probePath() {
-  const char* env = std::getenv("STRATA_PROBE");
-  if (env != nullptr && env[0] != '\0') return env;
-  return (fs::path(support::selfDirectory()) / "strata-probe").string();
+  return support::helperPath(support::HelperId::Probe);
 }
 
 void addSettings(const AllocatorSpec& spec, std::vector<std::string>& set) {

@@ -24,6 +24,7 @@
 #include "measure.hpp"
 #include "result_file.hpp"
 #include "strata/trace/reader.hpp"
+#include "helpers.hpp"
 #include "json.hpp"
 #include "proc.hpp"
 #include "process.hpp"
@@ -46,9 +47,7 @@ std::string number(double v) {
 
 // Where strata-replayer is: $STRATA_REPLAYER, else beside the running executable.
 std::string replayerPath() {
-  const char* env = std::getenv("STRATA_REPLAYER");
-  if (env != nullptr && env[0] != '\0') return env;
-  return (std::filesystem::path(support::selfDirectory()) / "strata-replayer").string();
+  return support::helperPath(support::HelperId::Replayer);
 }
 
 // Checks that the trace opens and that its header and first chunk read; throws

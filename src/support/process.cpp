@@ -1,5 +1,6 @@
 // Running a child process and measuring it (process.hpp).
 #include "process.hpp"
+#include "helpers.hpp"
 #include "proc.hpp"
 
 #include <fcntl.h>
@@ -151,15 +152,7 @@ std::string shellLine(const std::vector<std::string>& args) {
 }
 
 std::string measuringLauncher() {
-  const char* env = std::getenv("STRATA_EXEC");
-  std::string path;
-  if (env != nullptr && env[0] != '\0') {
-    path = env;
-  } else {
-    const std::string dir = selfDirectory();
-    if (dir.empty()) return {};
-    path = dir + "/strata-exec";
-  }
+  const std::string path = helperPath(HelperId::Exec);
   return ::access(path.c_str(), X_OK) == 0 ? path : std::string();
 }
 

@@ -3,7 +3,7 @@
 # support_test link the allocator registry and the shared helpers alone, without the command.
 if(TARGET strata_cli)
   add_executable(cli_test ${CMAKE_CURRENT_LIST_DIR}/cli_test.cpp)
-  target_compile_options(cli_test PRIVATE -Wall -Wextra -Werror)
+  strata_warnings(cli_test)
   target_compile_definitions(cli_test PRIVATE STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>"
     STRATA_TEST_MULTIARCH="${CMAKE_LIBRARY_ARCHITECTURE}")
   target_link_libraries(cli_test PRIVATE GTest::gtest GTest::gtest_main)
@@ -13,7 +13,7 @@ if(TARGET strata_cli)
 endif()
 if(TARGET strata_registry)
   add_executable(registry_test ${CMAKE_CURRENT_LIST_DIR}/registry_test.cpp)
-  target_compile_options(registry_test PRIVATE -Wall -Wextra -Werror)
+  strata_warnings(registry_test)
   target_compile_definitions(registry_test PRIVATE
     STRATA_TEST_MULTIARCH="${CMAKE_LIBRARY_ARCHITECTURE}")
   target_link_libraries(registry_test PRIVATE strata_registry GTest::gtest GTest::gtest_main)
@@ -21,7 +21,7 @@ if(TARGET strata_registry)
 endif()
 if(TARGET strata_support)
   add_executable(support_test ${CMAKE_CURRENT_LIST_DIR}/support_test.cpp)
-  target_compile_options(support_test PRIVATE -Wall -Wextra -Werror)
+  strata_warnings(support_test)
   target_link_libraries(support_test PRIVATE strata_support GTest::gtest GTest::gtest_main)
   add_dependencies(support_test strata_exec)
   target_compile_definitions(support_test PRIVATE STRATA_EXEC_PATH="$<TARGET_FILE:strata_exec>")
@@ -29,7 +29,7 @@ if(TARGET strata_support)
 endif()
 if(TARGET strata_registry)
   add_executable(allocator_spec_test ${CMAKE_CURRENT_LIST_DIR}/allocator_spec_test.cpp)
-  target_compile_options(allocator_spec_test PRIVATE -Wall -Wextra -Werror)
+  strata_warnings(allocator_spec_test)
   target_link_libraries(allocator_spec_test PRIVATE strata_registry GTest::gtest GTest::gtest_main)
   gtest_discover_tests(allocator_spec_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
 endif()
@@ -38,7 +38,8 @@ endif()
 # programs that are not.
 foreach(kind report no_takeover)
   add_library(spec_${kind}_preload SHARED ${CMAKE_CURRENT_LIST_DIR}/env_report_preload.c)
-  target_compile_options(spec_${kind}_preload PRIVATE -Wall -Wextra -Werror -fno-sanitize=all)
+  target_compile_options(spec_${kind}_preload PRIVATE -fno-sanitize=all)
+  strata_warnings(spec_${kind}_preload)
   target_link_options(spec_${kind}_preload PRIVATE -fno-sanitize=all)
 endforeach()
 target_compile_definitions(spec_no_takeover_preload PRIVATE STRATA_TEST_NO_TAKEOVER)
@@ -49,7 +50,7 @@ if(TARGET strata_cli AND TARGET strata_malloc)
     set(strata_spec_preload 1)
   endif()
   add_executable(spec_cli_test ${CMAKE_CURRENT_LIST_DIR}/spec_cli_test.cpp)
-  target_compile_options(spec_cli_test PRIVATE -Wall -Wextra -Werror)
+  strata_warnings(spec_cli_test)
   target_compile_definitions(spec_cli_test PRIVATE STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>"
     STRATA_TEST_ENV_LIB="$<TARGET_FILE:spec_report_preload>"
     STRATA_TEST_NO_TAKEOVER_LIB="$<TARGET_FILE:spec_no_takeover_preload>"
@@ -65,9 +66,10 @@ endif()
 # which glibc's tunables do not touch, and nothing can be preloaded into it.
 if(TARGET strata_cli AND TARGET strata_record AND NOT STRATA_SANITIZE)
   add_executable(tune_program ${CMAKE_CURRENT_LIST_DIR}/tune_program.c)
-  target_compile_options(tune_program PRIVATE -O1 -fno-builtin -Wall -Wextra -Werror)
+  target_compile_options(tune_program PRIVATE -O1 -fno-builtin)
+  strata_warnings(tune_program)
   add_executable(tune_test ${CMAKE_CURRENT_LIST_DIR}/tune_test.cpp)
-  target_compile_options(tune_test PRIVATE -Wall -Wextra -Werror)
+  strata_warnings(tune_test)
   target_compile_definitions(tune_test PRIVATE STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>"
     STRATA_TEST_ENV_LIB="$<TARGET_FILE:spec_report_preload>"
     STRATA_TEST_TUNE_PROGRAM="$<TARGET_FILE:tune_program>")
@@ -82,14 +84,31 @@ endif()
 # libraries above: the library it preloads is not.
 if(TARGET strata_cli)
   add_executable(malloc_origin ${CMAKE_CURRENT_LIST_DIR}/malloc_origin.c)
-  target_compile_options(malloc_origin PRIVATE -Wall -Wextra -Werror -fno-sanitize=all)
+  target_compile_options(malloc_origin PRIVATE -fno-sanitize=all)
+  strata_warnings(malloc_origin)
   target_link_options(malloc_origin PRIVATE -fno-sanitize=all)
   target_link_libraries(malloc_origin PRIVATE ${CMAKE_DL_LIBS})
   add_executable(build_cli_test ${CMAKE_CURRENT_LIST_DIR}/build_cli_test.cpp)
-  target_compile_options(build_cli_test PRIVATE -Wall -Wextra -Werror)
+  strata_warnings(build_cli_test)
   target_compile_definitions(build_cli_test PRIVATE STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>"
     STRATA_TEST_MALLOC_ORIGIN="$<TARGET_FILE:malloc_origin>")
   target_link_libraries(build_cli_test PRIVATE GTest::gtest GTest::gtest_main)
   add_dependencies(build_cli_test strata_cli strata_probe malloc_origin)
   gtest_discover_tests(build_cli_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
+endif()
+
+# The main job builds the target strata_toolkit alone: every target that builds a file the
+# command needs (`strata doctor --targets`) must be one of its parts, and in a full build
+# `strata doctor` finds every file.
+if(TARGET strata_cli)
+  get_property(strata_toolkit_parts GLOBAL PROPERTY STRATA_TOOLKIT_PARTS)
+  set(strata_optional_built)
+  if(TARGET strata_drag_tool)
+    list(APPEND strata_optional_built strata_drag_tool)
+  endif()
+  add_test(NAME toolkit.main_target_builds_every_helper
+    COMMAND ${CMAKE_COMMAND} -DSTRATA=$<TARGET_FILE:strata_cli> "-DPARTS=${strata_toolkit_parts}"
+            "-DOPTIONAL_BUILT=${strata_optional_built}"
+            -P ${CMAKE_CURRENT_LIST_DIR}/toolkit_parts.cmake)
+  add_test(NAME toolkit.doctor COMMAND strata_cli doctor)
 endif()

@@ -8,7 +8,8 @@
 #  - through pkg-config: every installed .pc file (it fails if one is left out), the C
 #    libraries from C programs built with cc, shared and fully static (pkg-config --static);
 #  - the installed `strata build`, which must compile against the installed headers.
-# Usage: check.sh BUILD_DIR [LIBDIR (CMAKE_INSTALL_LIBDIR, default lib)] [SANITIZERS]
+# Usage: check.sh BUILD_DIR [LIBDIR (CMAKE_INSTALL_LIBDIR, default lib)] [SANITIZERS] [WERROR]
+# WERROR (ON or OFF, STRATA_WERROR of the build): the consumers' warnings are errors too.
 # SANITIZERS (STRATA_SANITIZE of the build, e.g. address,undefined): the installed libraries
 # are instrumented, so every consumer is built with -fsanitize too; the checks of whose malloc
 # the process has are not run (the sanitizer's comes first), nor the -static links (ASan
@@ -19,6 +20,7 @@ set -euo pipefail
 build_dir=$1
 libdir=${2:-lib}
 sanitize=${3:-}
+werror=${4:-OFF}
 san_flags=()
 cmake_san=()
 if [[ -n $sanitize ]]; then
@@ -54,13 +56,13 @@ step "cmake --install" cmake --install "$build_dir" --prefix "$prefix"
 # find_package(strata).
 step "configure the find_package consumer" \
   cmake -S "$src_dir" -B "$work/consumer" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_PREFIX_PATH="$prefix" "${cmake_san[@]}"
+  -DWERROR="$werror" -DCMAKE_PREFIX_PATH="$prefix" "${cmake_san[@]}"
 step "build the find_package consumer" cmake --build "$work/consumer" -j 2
 run "run the find_package consumer's programs" \
   ctest --test-dir "$work/consumer" --output-on-failure
 step "configure the C-only find_package consumer" \
   cmake -S "$src_dir/c_only" -B "$work/c_only" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_PREFIX_PATH="$prefix" "${cmake_san[@]}"
+  -DWERROR="$werror" -DCMAKE_PREFIX_PATH="$prefix" "${cmake_san[@]}"
 step "build the C-only find_package consumer" cmake --build "$work/c_only" -j 2
 run "run the C-only find_package consumer's programs" \
   ctest --test-dir "$work/c_only" --output-on-failure

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# CI: Strata built as packagers and most users build it, and installed as users install it.
+#  1. A Release build of the default targets (warnings as errors), in build-release/.
+#  2. `cmake --install` into a temporary prefix; the installed `strata` must find every file
+#     it needs (strata doctor) and judge the allocators on a program (compare -- COMMAND).
+#  3. The Debian package (cmake --build build-release --target package): unpacked, the same
+#     checks from its /usr tree; and, run as root on CI, installed with apt-get, the checks
+#     again from /usr/bin/strata, then removed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+jobs=$(nproc)
+
+step() {
+  local name=$1
+  shift
+  echo "release: $name"
+  if ! "$@" >"$work/log" 2>&1; then
+    tail -n 60 "$work/log"
+    echo "FAILED: $name"
+    exit 1
+  fi
+}
+
+# The installed command at $1 (a bin/strata) finds its files and judges the allocators on a
+# program that allocates (perl building a list of strings), live and replayed.
+check_installed() {
+  local strata=$1 where=$2
+  step "strata doctor ($where)" "$strata" doctor
+  step "strata compare -- perl ($where)" bash -c "cd '$work' && '$strata' compare --runs 1 \
+    --no-plots --out '$work/compare' --allocators glibc,strata,strata-lea -- \
+    perl -e 'my @a = map { \"x\" x (\$_ % 4000) } 1 .. 20000; print scalar(@a), qq(\n)'"
+  grep -q "allocator" "$work/compare/report.txt" || {
+    cat "$work/compare/report.txt"
+    echo "FAILED: no table from the installed strata ($where)"
+    exit 1
+  }
+}
+
+step "configure (Release, STRATA_WERROR=ON)" cmake -S . -B build-release -G Ninja \
+  -DCMAKE_BUILD_TYPE=Release -DSTRATA_WERROR=ON
+step "build the default targets (Release)" cmake --build build-release -j "$jobs"
+
+step "cmake --install into a temporary prefix" cmake --install build-release --prefix "$work/prefix"
+check_installed "$work/prefix/bin/strata" "installed prefix"
+
+step "the Debian package" cmake --build build-release --target package
+deb=$(ls build-release/strata_*.deb)
+echo "release: $deb"
+dpkg-deb --info "$deb" | sed -n '/Package:/,$p'
+step "unpack the package" dpkg-deb -x "$deb" "$work/unpacked"
+check_installed "$work/unpacked/usr/bin/strata" "unpacked package"
+
+if [[ ${CI:-} == true && $(id -u) == 0 ]]; then
+  step "apt-get install the package" env DEBIAN_FRONTEND=noninteractive apt-get install -y "$root/$deb"
+  check_installed /usr/bin/strata "/usr, from the package"
+  step "apt-get remove the package" env DEBIAN_FRONTEND=noninteractive apt-get remove -y strata
+fi
+echo "release: Release build, install and package checked"
