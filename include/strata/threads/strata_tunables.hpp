@@ -90,7 +90,7 @@ void readTunable(const char* name, T& field, std::uint64_t min, std::uint64_t ma
 
 }  // namespace detail
 
-// The defaults with every STRATA_* variable that is set applied (README: "Tuning
+// The defaults with every STRATA_* variable that is set applied (docs/malloc.md: "Tuning
 // libstrata.so"). A bad value prints one line naming the variable and keeps the default.
 inline StrataTunables tunablesFromEnvironment() noexcept {
   StrataTunables t;
