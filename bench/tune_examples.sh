@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The `strata tune` examples of the README: the three bundled workloads (size 1, seed 1; the
+# The `strata tune` runs of docs/results.md: the three bundled workloads (size 1, seed 1; the
 # 4-thread server also for --goal memory), then two real programs recorded and checked live:
 # g++ -O2 compiling a generated C++ file (its two processes that allocate are tuned together,
 # so it gets twice the budget), and perl running bench/tune/threads.pl (8 waves of 8 threads

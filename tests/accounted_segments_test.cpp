@@ -2,6 +2,7 @@
 // use), decommit(Now) making memory read as zero and lowering what is committed, aligned
 // segments and chunks found from interior addresses, trimChunks, records and the clock.
 #include <gtest/gtest.h>
+#include <time.h>
 
 #include <chrono>
 #include <cstdint>
@@ -17,6 +18,16 @@ using namespace strata;
 
 using Accounted = AccountedSegments<SegmentHeap<>>;
 constexpr std::size_t kSeg = Accounted::SegmentSize;
+
+namespace {
+// A clock's reading in whole milliseconds.
+std::uint64_t msOf(clockid_t clock) {
+  timespec ts{};
+  ::clock_gettime(clock, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000 +
+         static_cast<std::uint64_t>(ts.tv_nsec) / 1'000'000;
+}
+}  // namespace
 
 TEST(AccountedSegments, CarriesTheTunables) {
   StrataTunables t;
@@ -120,9 +131,24 @@ TEST(AccountedSegments, RecordsAndClock) {
   EXPECT_EQ(b[0] | b[3 * 4096 - 1], 0);
   b[100] = 1;
   Accounted::unmapRecord(r, 3 * 4096);
-  const std::uint64_t t0 = Accounted::nowMs();
-  std::this_thread::sleep_for(std::chrono::milliseconds(30));
-  const std::uint64_t t1 = Accounted::nowMs();
-  EXPECT_GE(t1, t0 + 15) << "a coarse clock, but milliseconds";
-  EXPECT_LT(t1, t0 + 5000);
+  // nowMs is the monotonic clock in milliseconds, read coarsely: each reading lies between
+  // the coarse monotonic clock read just before it and the precise one read just after it
+  // (the coarse clock never runs ahead of the precise one). Bracketed so, the check does not
+  // depend on how long anything takes, and fails for another clock, another unit, or (on the
+  // second reading, taken once the coarse clock has moved past the first) a clock that
+  // stands still.
+  std::uint64_t first = 0;
+  for (int reading = 0; reading < 2; ++reading) {
+    if (reading > 0) {
+      for (int waited = 0; msOf(CLOCK_MONOTONIC_COARSE) <= first && waited < 10'000; ++waited)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      ASSERT_GT(msOf(CLOCK_MONOTONIC_COARSE), first) << "the coarse clock did not move in 10 s";
+    }
+    const std::uint64_t before = msOf(CLOCK_MONOTONIC_COARSE);
+    const std::uint64_t ms = Accounted::nowMs();
+    const std::uint64_t after = msOf(CLOCK_MONOTONIC);
+    EXPECT_GE(ms, before) << "reading " << reading;
+    EXPECT_LE(ms, after) << "reading " << reading;
+    if (reading == 0) first = ms;
+  }
 }

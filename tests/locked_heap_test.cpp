@@ -2,9 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include <atomic>
-#include <chrono>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -13,6 +12,7 @@
 #include "strata/top/malloc_heap.hpp"
 #include "strata/top/sbrk_heap.hpp"
 #include "strata/utility/ansi_wrapper.hpp"
+#include "support/blocked_thread.hpp"
 #include "support/differential.hpp"
 #include "support/thread_stress.hpp"
 
@@ -85,19 +85,25 @@ TEST(LockedHeap, ClearIsLocked) {
   EXPECT_EQ(CountingLock::unlocks, 2);
 }
 
+// Another thread's malloc, and then its free, wait while the heap is locked: each is seen
+// asleep in the mutex's futex wait, not returned (however slowly that thread is scheduled),
+// and returns once the heap is unlocked.
 TEST(LockedHeap, ExternalLockBlocksOtherThreads) {
   LockedHeap<std::mutex, MallocHeap> h;
-  std::atomic<bool> done{false};
+  void* p = nullptr;
   h.lock();
-  std::thread other([&] {
-    h.free(h.malloc(64));
-    done = true;
-  });
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  EXPECT_FALSE(done.load()) << "malloc ran while the heap was locked";
+  test::BlockedThread mallocs([&] { p = h.malloc(64); });
+  std::string why;
+  EXPECT_TRUE(mallocs.waitUntilHeldUp(why)) << "malloc ran while the heap was locked: " << why;
   h.unlock();
-  other.join();
-  EXPECT_TRUE(done.load());
+  mallocs.join();
+  ASSERT_NE(p, nullptr);
+  h.lock();
+  test::BlockedThread frees([&] { h.free(p); });
+  EXPECT_TRUE(frees.waitUntilHeldUp(why)) << "free ran while the heap was locked: " << why;
+  h.unlock();
+  frees.join();
+  EXPECT_TRUE(frees.returned());
 }
 
 TEST(LockedHeap, FourThreadsCrossThreadFrees) {

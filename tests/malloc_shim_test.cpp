@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstring>
 #include <new>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -26,6 +27,7 @@
 #include "strata/top/mmap_heap.hpp"
 #include "strata/top/sbrk_heap.hpp"
 #include "strata/utility/fork_safe_heap.hpp"
+#include "support/blocked_thread.hpp"
 #include "support/differential.hpp"
 #include "../src/malloc/lea_malloc_heap.hpp"
 
@@ -635,18 +637,24 @@ TEST(MallocShim, DifferentialOverCMalloc) { differentialOver<PlainHeap>(); }
 TEST(MallocShim, DifferentialOverKingsleyComposition) { differentialOver<KingsleyComposition>(); }
 TEST(MallocShim, DifferentialOverLeaComposition) { differentialOver<LeaComposition>(); }
 
+// Between prepareFork and parentAfterFork another thread's malloc, and then its free, wait
+// (SpinLock: the thread spins and yields, seen using CPU time without returning, however
+// slowly it is scheduled); after parentAfterFork each returns.
 TEST(ForkSafeHeap, PrepareForkHoldsOtherThreadsOut) {
   ForkSafeHeap<SizeHeap<MallocHeap>> heap;
+  void* p = nullptr;
   heap.prepareFork();
-  std::atomic<bool> done{false};
-  std::thread other([&] {
-    heap.free(heap.malloc(10));
-    done = true;
-  });
-  std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  EXPECT_FALSE(done.load());
+  test::BlockedThread mallocs([&] { p = heap.malloc(10); });
+  std::string why;
+  EXPECT_TRUE(mallocs.waitUntilHeldUp(why)) << "malloc ran after prepareFork: " << why;
   heap.parentAfterFork();
-  other.join();
-  EXPECT_TRUE(done.load());
+  mallocs.join();
+  ASSERT_NE(p, nullptr);
+  heap.prepareFork();
+  test::BlockedThread frees([&] { heap.free(p); });
+  EXPECT_TRUE(frees.waitUntilHeldUp(why)) << "free ran after prepareFork: " << why;
+  heap.parentAfterFork();
+  frees.join();
+  EXPECT_TRUE(frees.returned());
   EXPECT_EQ(heap.stats().bytesInUse, 0u);
 }

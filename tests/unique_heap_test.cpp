@@ -61,15 +61,43 @@ struct TagB;
 
 TEST(UniqueHeap, AllHandlesShareOneInstance) {
   Shared a, b;
-  EXPECT_EQ(&Shared::instance(), &Shared::instance());
+  // The instance another thread gets is this thread's (not one per thread, nor a new one
+  // per call).
+  const void* fromOtherThread = nullptr;
+  std::thread([&] { fromOtherThread = &Shared::instance(); }).join();
+  EXPECT_EQ(fromOtherThread, &Shared::instance());
   void* p = a.malloc(48);
   ASSERT_NE(p, nullptr);
   EXPECT_GE(b.getSize(p), 48u);
   b.free(p);                   // freed through another handle ...
   EXPECT_EQ(a.malloc(40), p);  // ... it is back in the one shared heap
-  EXPECT_EQ(a.bytesHeld(), Shared::instance().bytesHeld());
   EXPECT_GT(b.peakBytesHeld(), 0u);
   Shared().free(p);
+}
+
+// A handle reports its instance's books: what a heap of the same kind, used directly, reports
+// after the same requests (a fresh instance of its own, by its tag).
+TEST(UniqueHeap, HandlesReportTheInstancesBooks) {
+  struct TagBooks;
+  using Fresh = UniqueHeap<KingsleyHeap<SbrkHeap<>>, TagBooks>;
+  KingsleyHeap<SbrkHeap<>> direct;
+  EXPECT_EQ(Fresh().bytesHeld(), 0u);
+  std::vector<void*> viaHandles, viaDirect;
+  for (std::size_t n : {48u, 100u, 5000u, 48u}) {
+    viaHandles.push_back(Fresh().malloc(n));
+    viaDirect.push_back(direct.malloc(n));
+    EXPECT_EQ(Fresh().bytesHeld(), direct.bytesHeld()) << n;
+    EXPECT_EQ(Fresh().getSize(viaHandles.back()), direct.getSize(viaDirect.back())) << n;
+  }
+  EXPECT_GT(direct.bytesHeld(), 0u);
+  for (void* p : viaHandles) Fresh().free(p);
+  for (void* p : viaDirect) direct.free(p);
+  EXPECT_EQ(Fresh().bytesHeld(), direct.bytesHeld());
+  EXPECT_EQ(Fresh().peakBytesHeld(), direct.peakBytesHeld());
+  EXPECT_GT(Fresh().peakBytesHeld(), 0u);
+  Fresh().clear();
+  direct.clear();
+  EXPECT_EQ(Fresh().bytesHeld(), direct.bytesHeld());
 }
 
 TEST(UniqueHeap, TagsGiveSeparateInstances) {

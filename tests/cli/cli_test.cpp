@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "../support/process.hpp"
+#include "../support/require.hpp"
 
 namespace {
 
@@ -298,7 +299,7 @@ TEST(CliRun, GlibcLeavesLdPreloadAsItIs) {
 
 TEST(CliRun, APeerLibraryIsReallyLoaded) {
   const auto je = systemJemalloc();
-  if (!je) GTEST_SKIP() << "libjemalloc2 is not installed";
+  if (!je) STRATA_SKIP_OR_FAIL("libjemalloc.so.2 not found (Debian package: libjemalloc2)");
   const Result r = run({"run", "--allocator", "jemalloc", "--", "cat", "/proc/self/maps"},
                        {{"LD_PRELOAD", std::nullopt}});
   EXPECT_EQ(r.exitCode(), 0) << r.err;

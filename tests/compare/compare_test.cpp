@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "../support/process.hpp"
+#include "../support/require.hpp"
 #include "json.hpp"
 #include "strata/trace/format.hpp"
 #include "strata/trace/writer.hpp"
@@ -291,7 +292,8 @@ void writeHandMadeResults(const fs::path& dir) {
 
 TEST(PlotScript, DrawsEveryPlotFromAHandMadeResultsFile) {
   const std::string python = pythonWithMatplotlib();
-  if (python.empty()) GTEST_SKIP() << "no /usr/bin/python3 with matplotlib";
+  if (python.empty())
+    STRATA_SKIP_OR_FAIL("no /usr/bin/python3 with matplotlib (Debian package: python3-matplotlib)");
   TempDir tmp;
   writeHandMadeResults(tmp.path());
   const Result r = runProgram(python, {STRATA_PLOTS_PATH, tmp.path()}, {});
@@ -311,7 +313,8 @@ TEST(PlotScript, DrawsEveryPlotFromAHandMadeResultsFile) {
 
 TEST(PlotScript, UnreadableResultsExit1NamingTheFile) {
   const std::string python = pythonWithMatplotlib();
-  if (python.empty()) GTEST_SKIP() << "no /usr/bin/python3 with matplotlib";
+  if (python.empty())
+    STRATA_SKIP_OR_FAIL("no /usr/bin/python3 with matplotlib (Debian package: python3-matplotlib)");
   TempDir tmp;
   std::ofstream(tmp.path() / "results.json") << "{\"traces\": [";
   const Result r = runProgram(python, {STRATA_PLOTS_PATH, tmp.path()}, {});
@@ -366,7 +369,8 @@ TEST(CompareGlibc, GivenTraceFileTwoRunsJsonOnStdout) {
 }
 
 TEST(CompareGlibc, ProgressBarOnlyOnATerminal) {
-  if (std::system("command -v script >/dev/null 2>&1") != 0) GTEST_SKIP() << "no script(1)";
+  if (std::system("command -v script >/dev/null 2>&1") != 0)
+    STRATA_SKIP_OR_FAIL("no script(1) (Debian package: bsdutils)");
   TempDir tmp;
   const fs::path trace = tmp.path() / "bar.trace";
   writeTrace(trace, 2000);

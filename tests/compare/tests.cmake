@@ -5,10 +5,11 @@
 # sanitized program cannot take another malloc by LD_PRELOAD.
 if(TARGET strata_cli)
   add_executable(compare_alloc_program ${CMAKE_CURRENT_LIST_DIR}/alloc_program.c)
-  target_compile_options(compare_alloc_program PRIVATE -O1 -Wall -Wextra -Werror)
+  target_compile_options(compare_alloc_program PRIVATE -O1)
+  strata_warnings(compare_alloc_program)
 
   add_executable(compare_test ${CMAKE_CURRENT_LIST_DIR}/compare_test.cpp)
-  target_compile_options(compare_test PRIVATE -Wall -Wextra -Werror)
+  strata_warnings(compare_test)
   if(STRATA_SANITIZE)
     set(strata_cmp_preload 0)
   else()
@@ -34,15 +35,18 @@ if(TARGET strata_cli)
   # Judging every process of a command and the live runs (compare_live_test.cpp): a program
   # that starts a second process, and a misbehaving stand-in for libstrata.so.
   add_executable(compare_fork_program ${CMAKE_CURRENT_LIST_DIR}/fork_program.c)
-  target_compile_options(compare_fork_program PRIVATE -O1 -Wall -Wextra -Werror)
+  target_compile_options(compare_fork_program PRIVATE -O1)
+  strata_warnings(compare_fork_program)
   add_executable(compare_calloc_program ${CMAKE_CURRENT_LIST_DIR}/calloc_program.c)
-  target_compile_options(compare_calloc_program PRIVATE -O1 -fno-builtin -Wall -Wextra -Werror)
+  target_compile_options(compare_calloc_program PRIVATE -O1 -fno-builtin)
+  strata_warnings(compare_calloc_program)
   add_library(compare_misbehave_preload SHARED ${CMAKE_CURRENT_LIST_DIR}/misbehave_preload.c)
   # Never sanitized: strata-probe, which is not, preloads it.
-  target_compile_options(compare_misbehave_preload PRIVATE -Wall -Wextra -Werror -fno-sanitize=all)
+  target_compile_options(compare_misbehave_preload PRIVATE -fno-sanitize=all)
+  strata_warnings(compare_misbehave_preload)
   target_link_options(compare_misbehave_preload PRIVATE -fno-sanitize=all)
   add_executable(compare_live_test ${CMAKE_CURRENT_LIST_DIR}/compare_live_test.cpp)
-  target_compile_options(compare_live_test PRIVATE -Wall -Wextra -Werror)
+  strata_warnings(compare_live_test)
   target_compile_definitions(compare_live_test PRIVATE
     STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>"
     STRATA_TEST_PROGRAM="$<TARGET_FILE:compare_alloc_program>"
@@ -68,7 +72,7 @@ if(TARGET strata_cli)
     ${PROJECT_SOURCE_DIR}/src/cli/compare_report.cpp
     ${PROJECT_SOURCE_DIR}/src/cli/compare_command_report.cpp)
   target_include_directories(compare_verdict_test PRIVATE ${PROJECT_SOURCE_DIR}/src/cli)
-  target_compile_options(compare_verdict_test PRIVATE -Wall -Wextra -Werror)
+  strata_warnings(compare_verdict_test)
   target_link_libraries(compare_verdict_test PRIVATE strata_replay strata_registry
     strata_tracetools GTest::gtest GTest::gtest_main)
   gtest_discover_tests(compare_verdict_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)

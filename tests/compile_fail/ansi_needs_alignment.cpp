@@ -1,5 +1,7 @@
 // ANSIWrapper promises malloc's alignment; over an 8-byte-aligned heap it must not compile.
-// expect: max_align_t
+// expect: static assertion failed: ANSIWrapper: malloc must align to max_align_t
+// expect: |static_assert failed due to requirement '[^']*' .ANSIWrapper: malloc must align to
+// expect:  max_align_t
 #include <cstddef>
 
 #include "strata/representation/size_heap.hpp"

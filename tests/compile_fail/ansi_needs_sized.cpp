@@ -2,7 +2,10 @@
 // SizedHeap. A FreelistHeap over a bare SbrkHeap keeps no sizes: the composition is
 // rejected at the ANSIWrapper line, naming SizedHeap; a Kingsley heap (size-segregated
 // freelists over SizeHeap) is the right composition.
-// expect: SizedHeap
+// expect: [ (]SizedHeap<Super>\)? class strata::ANSIWrapper[^A-Za-z].*satisfaction of
+// expect:  [^A-Za-z ]+SizedHeap<Super>[^A-Za-z ]+ .with Super = strata::FreelistHeap<
+// expect: |constraints not satisfied for class template .ANSIWrapper. .with Super =
+// expect:  strata::FreelistHeap<.*does not satisfy .SizedHeap.
 #include "strata/building/freelist_heap.hpp"
 #include "strata/general/kingsley_heap.hpp"
 #include "strata/top/sbrk_heap.hpp"

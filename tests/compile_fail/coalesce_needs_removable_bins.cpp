@@ -2,7 +2,12 @@
 // must offer remove(p). SLList stores cannot (a singly linked list cannot unlink a node in
 // the middle), so a SegHeap of SLList bins is rejected at the CoalesceHeap line, naming the
 // CoalescingStore concept; DLList bins are the right composition.
-// expect: CoalescingStore
+// expect: [ (]CoalescingStore<Super>\)? class strata::CoalesceHeap[^A-Za-z].*satisfaction of
+// expect:  [^A-Za-z ]+CoalescingStore<Super>[^A-Za-z ]+ .with Super = strata::SegHeap<64,
+// expect:  strata::LeaClasses, strata::SLListHeap,
+// expect: |constraints not satisfied for class template .CoalesceHeap. .with Super =
+// expect:  strata::SegHeap<64, strata::LeaClasses, strata::SLListHeap,.*does not satisfy
+// expect:  .CoalescingStore.
 #include "strata/building/adapt_heap.hpp"
 #include "strata/building/coalesce_heap.hpp"
 #include "strata/combining/seg_heap.hpp"

@@ -1,6 +1,9 @@
 // DelayedPurge decides when an owner's released slots go back, so it sits on SegmentSlots;
 // over the process-wide source itself it is rejected, naming the PurgeableSlots concept.
-// expect: PurgeableSlots
+// expect: [ (]PurgeableSlots<Super>\)? class strata::DelayedPurge[^A-Za-z].*satisfaction of
+// expect:  [^A-Za-z ]+PurgeableSlots<Super>[^A-Za-z ]+ .with Super = strata::SegmentCache<
+// expect: |constraints not satisfied for class template .DelayedPurge. .with Super =
+// expect:  strata::SegmentCache<.*does not satisfy .PurgeableSlots.
 #include "strata/threads/accounted_segments.hpp"
 #include "strata/threads/delayed_purge.hpp"
 #include "strata/threads/page_queues.hpp"

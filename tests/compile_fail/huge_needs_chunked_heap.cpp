@@ -1,7 +1,10 @@
 // HugeObjectHeap routes free by the kind of chunk a pointer is in, so its parent must hand
 // out objects from chunks it can recognise (ownsChunk, freeIn) over a chunk source: over a
 // plain heap it is rejected, naming the ChunkedObjectHeap concept.
-// expect: ChunkedObjectHeap
+// expect: [ (]ChunkedObjectHeap<Super>\)? class strata::HugeObjectHeap[^A-Za-z].*satisfaction of
+// expect:  [^A-Za-z ]+ChunkedObjectHeap<Super>[^A-Za-z ]+ .with Super = strata::MallocHeap.
+// expect: |constraints not satisfied for class template .HugeObjectHeap. .with Super =
+// expect:  strata::MallocHeap..*does not satisfy .ChunkedObjectHeap.
 #include "strata/general/strata_heap.hpp"
 #include "strata/top/malloc_heap.hpp"
 

@@ -1,7 +1,10 @@
 // PageQueues releases pages through its parent's purge policy (releasePage, maybePurge,
 // purgeAll), so it must sit on DelayedPurge, not directly on SegmentSlots: the composition
 // is rejected at the PageQueues line, naming the PageSource concept.
-// expect: PageSource
+// expect: [ (]PageSource<Super>\)? class strata::PageQueues[^A-Za-z].*satisfaction of
+// expect:  [^A-Za-z ]+PageSource<Super>[^A-Za-z ]+ .with Super = strata::SegmentSlots<
+// expect: |constraints not satisfied for class template .PageQueues. .with Classes =
+// expect:  strata::FineSizeClasses<.*does not satisfy .PageSource.
 #include "strata/combining/fine_size_classes.hpp"
 #include "strata/threads/accounted_segments.hpp"
 #include "strata/threads/delayed_purge.hpp"

@@ -1,7 +1,10 @@
 // SegmentCache takes segments from its parent by name (allocSegment) and keeps the books
 // and the clock through it, so it sits on AccountedSegments, not on the bare SegmentHeap:
 // the composition is rejected, naming the SegmentSupply concept.
-// expect: SegmentSupply
+// expect: [ (]SegmentSupply<Super>\)? class strata::SegmentCache[^A-Za-z].*satisfaction of
+// expect:  [^A-Za-z ]+SegmentSupply<Super>[^A-Za-z ]+ .with Super = strata::SegmentHeap<
+// expect: |constraints not satisfied for class template .SegmentCache. .with Super =
+// expect:  strata::SegmentHeap<.*does not satisfy .SegmentSupply.
 #include "strata/threads/accounted_segments.hpp"
 #include "strata/threads/segment_cache.hpp"
 #include "strata/top/segment_heap.hpp"

@@ -1,7 +1,10 @@
 // SegmentSlots takes segments that may come back warm (allocSegment(bool&)) and hands empty
 // ones to a shared cache (cacheSegment), so its source is SegmentCache over
 // AccountedSegments; AccountedSegments alone is rejected, naming the SlotSource concept.
-// expect: SlotSource
+// expect: [ (]SlotSource<Source>\)? class strata::SegmentSlots[^A-Za-z].*satisfaction of
+// expect:  [^A-Za-z ]+SlotSource<Source>[^A-Za-z ]+ .with Source = strata::AccountedSegments<
+// expect: |constraints not satisfied for class template .SegmentSlots. .with Source =
+// expect:  strata::AccountedSegments<.*does not satisfy .SlotSource.
 #include "strata/threads/accounted_segments.hpp"
 #include "strata/threads/page_queues.hpp"
 #include "strata/threads/segment_cache.hpp"

@@ -1,7 +1,10 @@
 // StlAllocator hands a container memory aligned only as well as the heap promises. A type
 // aligned to 64 bytes over a 16-byte-aligned heap is refused when the container allocates,
 // naming the HeapAlignsFor constraint; a type the heap can align is the right composition.
-// expect: HeapAlignsFor
+// expect: candidate: [^A-Za-z ]+T\* strata::StlAllocator<T, H>::allocate\(std::size_t\) requires
+// expect:  +HeapAlignsFor<T, H> .with T = Item.*note: constraints not satisfied
+// expect: |invalid reference to function .allocate.: constraints not satisfied.*because
+// expect:  .HeapAlignsFor<Item, strata::KingsleyHeap<.* evaluated to false
 #include <vector>
 
 #include "strata/general/kingsley_heap.hpp"

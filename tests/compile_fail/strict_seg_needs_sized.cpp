@@ -1,6 +1,9 @@
 // StrictSegHeap must find object sizes in its parent: over a bare SbrkHeap (no getSize)
 // the composition is rejected at the StrictSegHeap line, naming the SizedHeap concept.
-// expect: SizedHeap
+// expect: [ (]SizedHeap<Super>\)? class strata::StrictSegHeap[^A-Za-z].*satisfaction of
+// expect:  [^A-Za-z ]+SizedHeap<Super>[^A-Za-z ]+ .with Super = strata::SbrkHeap<
+// expect: |constraints not satisfied for class template .StrictSegHeap. .with NumBins = 8,
+// expect:  .*Super = strata::SbrkHeap<.*does not satisfy .SizedHeap.
 #include "strata/building/freelist_heap.hpp"
 #include "strata/combining/strict_seg_heap.hpp"
 #include "strata/representation/size_heap.hpp"

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/require.hpp"
 #include "process.hpp"
 #include "strata/drag/protocol.h"
 #include "valgrind_run.hpp"
@@ -72,12 +73,12 @@ class DragTool : public ::testing::Test {
  protected:
   void SetUp() override {
 #ifndef STRATA_DRAG_TOOL_PATH
-    GTEST_SKIP() << "valgrind is not installed (Debian package: valgrind), so the drag tool "
-                    "was not built";
+    STRATA_SKIP_OR_FAIL("Valgrind's tool files were not found when this tree was configured "
+                        "(Debian package: valgrind; amd64 only), so the drag tool was not built");
 #else
     std::string why;
     auto run = DragRun::prepare(STRATA_DRAG_TOOL_PATH, why);
-    if (!run && why.rfind("valgrind is not installed", 0) == 0) GTEST_SKIP() << why;
+    if (!run && why.rfind("valgrind is not installed", 0) == 0) STRATA_SKIP_OR_FAIL(why);
     ASSERT_TRUE(run) << why;
     run_.emplace(std::move(*run));
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
@@ -200,7 +201,7 @@ TEST(DragRunHelper, MissingToolIsReported) {
   std::string why;
   const auto run = DragRun::prepare("/nonexistent/strata-drag-amd64-linux", why);
   EXPECT_FALSE(run);
-  if (why.rfind("valgrind is not installed", 0) == 0) GTEST_SKIP() << why;
+  if (why.rfind("valgrind is not installed", 0) == 0) STRATA_SKIP_OR_FAIL(why);
   EXPECT_EQ(why.rfind("the drag tool was not built (", 0), 0u) << why;
 }
 
@@ -208,7 +209,7 @@ TEST(DragRunHelper, MissingToolIsReported) {
 TEST(DragRunHelper, LibDirHoldsValgrindsFilesAndOursAndGoes) {
   std::string why;
   auto run = DragRun::prepare(STRATA_DRAG_TOOL_PATH, why);
-  if (!run && why.rfind("valgrind is not installed", 0) == 0) GTEST_SKIP() << why;
+  if (!run && why.rfind("valgrind is not installed", 0) == 0) STRATA_SKIP_OR_FAIL(why);
   ASSERT_TRUE(run) << why;
   const std::string dir = run->libDir();
   EXPECT_EQ(::access((dir + "/memcheck-amd64-linux").c_str(), X_OK), 0);

@@ -15,7 +15,8 @@ set(STRATA_MALLOC_TEST_DIR ${CMAKE_CURRENT_LIST_DIR})
 
 foreach(prog stress fork_threads)
   add_executable(malloc_${prog} ${STRATA_MALLOC_TEST_DIR}/${prog}.cpp)
-  target_compile_options(malloc_${prog} PRIVATE -O2 -pthread -Wall -Wextra -Werror)
+  target_compile_options(malloc_${prog} PRIVATE -O2 -pthread)
+  strata_warnings(malloc_${prog})
   target_link_options(malloc_${prog} PRIVATE -pthread)
 endforeach()
 

@@ -103,7 +103,7 @@ TEST(RecordUsage, RecorderLibraryMissing) {
   const Result r = run(dir, "STRATA_LIB_DIR=" + quote(dir / "nolib") + " " + quote(kStrata) +
                                 " record -- true");
   EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("strata_record"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("strata_toolkit"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("libstrata-record.so"), std::string::npos) << r.err;
 }
 
@@ -672,13 +672,15 @@ std::uint64_t expectTouchBeforeFree(const std::vector<Event>& ev, long created, 
   return touch.size;
 }
 
-// calloc of 8 MiB with one byte written: the replay must not write 8 MiB.
+// calloc of 8 MiB with one byte written in its fourth page: the replay must not write 8 MiB,
+// and must write that page (at least one page counted; the first page may count as well,
+// where the C library's header made it resident, and one more for rounding).
 TEST(RecordTouch, CallocedArrayWithOnePageWrittenCountsAboutOnePage) {
   TempDir dir;
   const TraceFile t = recordTouch(dir, "calloc", "tc.trace");
   EXPECT_TRUE(t.complete);
   const long c = findCreate(t.events, Op::Calloc, 8 * kMiB);
-  expectTouchBeforeFree(t.events, c, 0, kPage + 2 * kPage);
+  expectTouchBeforeFree(t.events, c, kPage, kPage + 2 * kPage);
 }
 
 TEST(RecordTouch, FullyWrittenObjectCountsEveryByte) {

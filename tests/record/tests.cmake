@@ -13,11 +13,12 @@
 # record_site_table_test the interning of stacks, record_stack_walk_test the stack walk and
 # the loaded-object scan (with record_sites_plugin, a library to load).
 add_library(record_sites_plugin MODULE ${CMAKE_CURRENT_LIST_DIR}/sites_plugin.c)
-target_compile_options(record_sites_plugin PRIVATE -O0 -g -fno-builtin -Wall -Wextra -Werror)
+target_compile_options(record_sites_plugin PRIVATE -O0 -g -fno-builtin)
+strata_warnings(record_sites_plugin)
 foreach(unit record_touch record_object_map record_rings record_prepared_table record_site_table
         record_stack_walk)
   add_executable(${unit}_test ${CMAKE_CURRENT_LIST_DIR}/${unit}_test.cpp)
-  target_compile_options(${unit}_test PRIVATE -Wall -Wextra -Werror)
+  strata_warnings(${unit}_test)
   target_link_libraries(${unit}_test PRIVATE strata_record_parts GTest::gtest GTest::gtest_main
                         Threads::Threads)
   gtest_discover_tests(${unit}_test DISCOVERY_TIMEOUT 60)
@@ -28,7 +29,7 @@ add_dependencies(record_stack_walk_test record_sites_plugin)
 if(TARGET strata_cli AND TARGET strata_record)
   set(strata_rec_dir ${CMAKE_CURRENT_LIST_DIR})
   add_executable(record_test ${strata_rec_dir}/record_test.cpp)
-  target_compile_options(record_test PRIVATE -Wall -Wextra -Werror)
+  strata_warnings(record_test)
   target_link_libraries(record_test PRIVATE strata::strata GTest::gtest GTest::gtest_main)
   target_compile_definitions(record_test PRIVATE
     STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>")
@@ -37,8 +38,8 @@ if(TARGET strata_cli AND TARGET strata_record)
     # -fno-builtin and -fno-allocation-dce: every allocation call in the source is made.
     foreach(prog sequence threads fork crash handoff touch lifetimes entry_points)
       add_executable(record_${prog}_program ${strata_rec_dir}/${prog}_program.cpp)
-      target_compile_options(record_${prog}_program PRIVATE -O1 -fno-builtin -fno-allocation-dce
-                             -Wall -Wextra -Werror)
+      target_compile_options(record_${prog}_program PRIVATE -O1 -fno-builtin -fno-allocation-dce)
+      strata_warnings(record_${prog}_program)
       target_link_libraries(record_${prog}_program PRIVATE strata::strata)
       add_dependencies(record_test record_${prog}_program)
     endforeach()
@@ -65,7 +66,7 @@ if(TARGET strata_cli AND TARGET strata_record)
   # call stays on its line and none becomes a tail call.
   if(NOT STRATA_SANITIZE)
     add_executable(record_sites_test ${strata_rec_dir}/record_sites_test.cpp)
-    target_compile_options(record_sites_test PRIVATE -Wall -Wextra -Werror)
+    strata_warnings(record_sites_test)
     target_link_libraries(record_sites_test PRIVATE strata::strata GTest::gtest GTest::gtest_main)
     add_dependencies(record_sites_test strata_cli strata_record record_sites_plugin)
     # `strata compare` (one test) replays on glibc: the replayer and the probe.
@@ -81,7 +82,8 @@ if(TARGET strata_cli AND TARGET strata_record)
     foreach(build fp nofp nounwind)
       add_executable(record_sites_${build}_program ${strata_rec_dir}/sites_program.c)
       target_compile_options(record_sites_${build}_program PRIVATE -O0 -g -fno-builtin
-                             ${strata_sites_${build}_flags} -Wall -Wextra -Werror)
+                             ${strata_sites_${build}_flags})
+      strata_warnings(record_sites_${build}_program)
       target_link_libraries(record_sites_${build}_program PRIVATE Threads::Threads
                             ${CMAKE_DL_LIBS})
       add_dependencies(record_sites_test record_sites_${build}_program)

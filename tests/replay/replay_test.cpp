@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "../support/process.hpp"
+#include "../support/require.hpp"
 #include "trace_builder.hpp"
 #include "engine.hpp"
 #include "measure.hpp"
@@ -498,7 +499,11 @@ TEST(ReplayCli, LifecycleThreadsEndToEnd) {
 #endif
   for (const char* name : allocators) {
     const CliRun r = strata({"replay", trace.string(), "--allocator", name, "--json"});
-    if (r.exitCode == 1 && r.err.find("install") != std::string::npos) continue;  // not here
+    if (r.exitCode == 1 && r.err.find("install") != std::string::npos) {  // not here
+      if (strata::test::dependenciesRequired())
+        ADD_FAILURE() << "STRATA_REQUIRE_DEPS is set, and " << name << " is missing: " << r.err;
+      continue;
+    }
     EXPECT_EQ(r.exitCode, 0) << name << ": " << r.err;
     EXPECT_EQ(jsonField(r.out, "status"), "ok") << name << ": " << r.out;
     EXPECT_EQ(jsonField(r.out, "thread_mode"), "lifecycle") << r.out;
@@ -523,7 +528,10 @@ TEST(ReplayCli, ReplaysOnPreloadedAllocators) {
     const CliRun r = strata({"replay", trace.string(), "--allocator", name, "--json"});
     if (r.exitCode == 1 && r.err.find("not") != std::string::npos &&
         r.err.find("install") != std::string::npos) {
-      std::printf("skipping %s: %s", name, r.err.c_str());
+      if (strata::test::dependenciesRequired())
+        ADD_FAILURE() << "STRATA_REQUIRE_DEPS is set, and " << name << " is missing: " << r.err;
+      else
+        std::printf("skipping %s: %s", name, r.err.c_str());
       continue;
     }
     EXPECT_EQ(r.exitCode, 0) << name << ": " << r.err;

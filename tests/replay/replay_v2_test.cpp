@@ -88,22 +88,34 @@ TEST(ReplayTouch, EveryCreatingCallWritesOnlyTheTouchedBytes) {
 #ifdef STRATA_TEST_GLIBC_MALLOC
 // Thread 1 writes a 128 MiB block (no allocator time: the writes are the replay's) before it
 // creates the object thread 0 frees, so thread 0 waits for it; the wait is not allocator time.
+// The block stays live (the replay frees what is left untimed, after its measurements), so
+// the allocator calls timed are three that take microseconds: mmap(128 MiB) untouched, and a
+// 16-byte malloc and free. Thread 0 waits about as long as the whole replay takes (the
+// 128 MiB write), so if the wait were counted allocator time would be most of the wall time,
+// in every replay, however loaded the machine. Counted correctly it is a tiny part; it could
+// exceed a quarter only if one of those three calls was descheduled for longer than a
+// quarter of the write, so the property must hold in at least one of five replays.
 TEST(ReplayThreads, AllocatorTimeHoldsNoWaiting) {
   TraceBuilder b;
-  const auto big = b.malloc(std::uint64_t{128} << 20, 1);
+  b.malloc(std::uint64_t{128} << 20, 1);
   const auto x = b.malloc(16, 1);
   b.free(x, 0);
-  b.free(big, 1);
   const Bytes t = b.finish();
   EngineOptions o;
   o.windowEvents = 1000;  // one window: thread 0 starts its free at once and must wait
-  const ReplayResult r = replayMemory(t.data(), t.size(), o);
-  ASSERT_EQ(r.status, ReplayStatus::Ok) << r.detail;
-  EXPECT_EQ(r.threads, 2u);
-  EXPECT_EQ(r.threadMode, ThreadMode::Pool);
-  EXPECT_GT(r.allocatorSeconds, 0.0);
-  EXPECT_LT(r.allocatorSeconds, r.wallSeconds / 4)
-      << "allocator " << r.allocatorSeconds << " s of wall " << r.wallSeconds << " s";
+  std::string seen;
+  bool held = false;
+  for (int attempt = 0; attempt < 5 && !held; ++attempt) {
+    const ReplayResult r = replayMemory(t.data(), t.size(), o);
+    ASSERT_EQ(r.status, ReplayStatus::Ok) << r.detail;
+    EXPECT_EQ(r.threads, 2u);
+    EXPECT_EQ(r.threadMode, ThreadMode::Pool);
+    EXPECT_GT(r.allocatorSeconds, 0.0) << "the allocator calls were timed";
+    held = r.allocatorSeconds < r.wallSeconds / 4;
+    seen += " allocator " + std::to_string(r.allocatorSeconds) + " s of wall " +
+            std::to_string(r.wallSeconds) + " s;";
+  }
+  EXPECT_TRUE(held) << "allocator time includes the wait in every replay:" << seen;
 }
 #endif  // STRATA_TEST_GLIBC_MALLOC
 

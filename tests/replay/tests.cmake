@@ -5,7 +5,7 @@
 if(TARGET strata_replay)
   add_executable(replay_test ${CMAKE_CURRENT_LIST_DIR}/replay_test.cpp
                              ${CMAKE_CURRENT_LIST_DIR}/replay_v2_test.cpp)
-  target_compile_options(replay_test PRIVATE -Wall -Wextra -Werror)
+  strata_warnings(replay_test)
   target_link_libraries(replay_test PRIVATE strata_replay GTest::gtest GTest::gtest_main)
   if(NOT STRATA_SANITIZE)
     # The in-process replays call glibc's malloc (a sanitizer's allocator fills, poisons and
@@ -18,7 +18,7 @@ if(TARGET strata_replay)
     if(NOT STRATA_SANITIZE)
       # broken_malloc: an allocator that hands out overlapping blocks, to show --verify fails.
       add_library(replay_broken_malloc SHARED ${CMAKE_CURRENT_LIST_DIR}/broken_malloc.c)
-      target_compile_options(replay_broken_malloc PRIVATE -Wall -Wextra -Werror)
+      strata_warnings(replay_broken_malloc)
       add_dependencies(replay_test replay_broken_malloc)
       target_compile_definitions(replay_test PRIVATE STRATA_TEST_PRELOAD=1
         STRATA_TEST_BROKEN_MALLOC="$<TARGET_FILE:replay_broken_malloc>"

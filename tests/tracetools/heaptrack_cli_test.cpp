@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/require.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -35,8 +36,8 @@ std::string findHeaptrack() {
 TEST(ImportHeaptrack, AFreshRecordingOfAKnownProgram) {
   const std::string heaptrack = findHeaptrack();
   if (heaptrack.empty())
-    GTEST_SKIP() << "heaptrack is not installed (Debian: apt-get install heaptrack; "
-                    "scripts/setup.sh installs it)";
+    STRATA_SKIP_OR_FAIL("heaptrack is not installed (Debian package: heaptrack; "
+                        "scripts/setup.sh installs it)");
   TempDir dir;
   const Result rec = strata::test::runProgram(heaptrack, {"-o", dir / "rec", STRATA_HEAPTRACK_PROGRAM});
   ASSERT_EQ(rec.exitCode(), 0) << rec.out << rec.err;

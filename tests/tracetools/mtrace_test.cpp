@@ -7,6 +7,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "../support/require.hpp"
 #include "mtrace.hpp"
 #include "test_util.hpp"
 #include "trace_stats.hpp"
@@ -58,7 +59,8 @@ std::string importError(const std::string& text) {
 TEST(Mtrace, ImportsARealGlibcTrace) {
   const std::string preload = STRATA_LIBC_MALLOC_DEBUG;
   if (preload.empty() || !fs::exists(preload))
-    GTEST_SKIP() << "libc_malloc_debug.so.0 not found (it is in Debian 12's libc6): cannot make a real mtrace";
+    STRATA_SKIP_OR_FAIL("libc_malloc_debug.so.0 not found (Debian 12 package: libc6): "
+                        "cannot make a real mtrace");
   TempDir dir;
   const std::string text = dir / "prog.mtrace";
   ASSERT_EQ(runTraced(STRATA_MTRACE_PROGRAM, preload, text), 0);

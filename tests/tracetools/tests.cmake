@@ -5,7 +5,8 @@
 # mtrace_test makes a real glibc mtrace: mtrace_program is run with libc_malloc_debug.so.0 in
 # LD_PRELOAD. It is built without sanitizers even in a STRATA_SANITIZE build (an ASan program
 # cannot take a preloaded malloc and glibc's hooks would not see ASan's allocations), so the
-# test runs in every build; it skips visibly when the library is not installed.
+# test runs in every build; it skips visibly when the library is not installed (fails, under
+# STRATA_REQUIRE_DEPS: tests/support/require.hpp).
 find_file(STRATA_LIBC_MALLOC_DEBUG libc_malloc_debug.so.0
   PATHS /lib/${CMAKE_LIBRARY_ARCHITECTURE} /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE} /lib64 /usr/lib64
         /lib /usr/lib
@@ -17,8 +18,8 @@ endif()
 add_executable(mtrace_program ${CMAKE_CURRENT_LIST_DIR}/mtrace_program.c)
 set_target_properties(mtrace_program PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON)
 # -O0 -fno-builtin: every allocation call happens as written.
-target_compile_options(mtrace_program PRIVATE -Wall -Wextra -Werror -O0 -fno-builtin
-                                              -fno-sanitize=all)
+target_compile_options(mtrace_program PRIVATE -O0 -fno-builtin -fno-sanitize=all)
+strata_warnings(mtrace_program)
 target_link_options(mtrace_program PRIVATE -fno-sanitize=all)
 
 add_executable(tracetools_test
@@ -32,7 +33,7 @@ add_executable(tracetools_test
   ${CMAKE_CURRENT_LIST_DIR}/drag_analysis_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/drag_ideal_trace_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/drag_bounded_test.cpp)
-target_compile_options(tracetools_test PRIVATE -Wall -Wextra -Werror)
+strata_warnings(tracetools_test)
 target_compile_definitions(tracetools_test PRIVATE
   STRATA_MTRACE_PROGRAM="$<TARGET_FILE:mtrace_program>"
   STRATA_LIBC_MALLOC_DEBUG="${STRATA_LIBC_MALLOC_DEBUG}"
@@ -50,7 +51,8 @@ gtest_discover_tests(tracetools_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300
 # sites_program writes a trace whose sites point into itself (built with debug information
 # and without optimisation, so its marked calls stay on their lines) for the --sites tests.
 add_executable(sites_program ${CMAKE_CURRENT_LIST_DIR}/sites_program.cpp)
-target_compile_options(sites_program PRIVATE -Wall -Wextra -Werror -O0 -g)
+target_compile_options(sites_program PRIVATE -O0 -g)
+strata_warnings(sites_program)
 target_link_libraries(sites_program PRIVATE strata::strata)
 
 # heaptrack_program: the known sequence heaptrack records in the heaptrack import tests
@@ -59,15 +61,15 @@ target_link_libraries(sites_program PRIVATE strata::strata)
 # `strata stats --sites` names its functions and lines.
 add_executable(heaptrack_program ${CMAKE_CURRENT_LIST_DIR}/heaptrack_program.c)
 set_target_properties(heaptrack_program PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON)
-target_compile_options(heaptrack_program PRIVATE -Wall -Wextra -Werror -O0 -g -fno-builtin
-                                                 -fno-sanitize=all)
+target_compile_options(heaptrack_program PRIVATE -O0 -g -fno-builtin -fno-sanitize=all)
+strata_warnings(heaptrack_program)
 target_link_options(heaptrack_program PRIVATE -fno-sanitize=all)
 
 if(TARGET strata_cli)
   add_executable(tracetools_cli_test ${CMAKE_CURRENT_LIST_DIR}/tracetools_cli_test.cpp
                                      ${CMAKE_CURRENT_LIST_DIR}/sites_cli_test.cpp
                                      ${CMAKE_CURRENT_LIST_DIR}/heaptrack_cli_test.cpp)
-  target_compile_options(tracetools_cli_test PRIVATE -Wall -Wextra -Werror)
+  strata_warnings(tracetools_cli_test)
   target_compile_definitions(tracetools_cli_test PRIVATE STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>"
     STRATA_SITES_PROGRAM="$<TARGET_FILE:sites_program>"
     STRATA_SITES_SOURCE="${CMAKE_CURRENT_LIST_DIR}/sites_program.cpp"

@@ -1,0 +1,55 @@
+# Helpers for registering tests, shared by tests/, bench/ and the top-level CMakeLists.txt
+# (included by tests/CMakeLists.txt; CMake functions are global once defined).
+include_guard(GLOBAL)
+
+# strata_add_expect_test(NAME <name> COMMAND <program or target> [<arg>...] [EXIT <status>]
+#                        [STDOUT <regex>...] [STDERR <regex>...] [EXACT stdout|stderr...]
+#                        [FORBID <regex>...] [ENV <VAR=value>...])
+# A test that runs the program and passes only if it exits with EXIT (default 0) and its
+# output has the lines given: each STDOUT/STDERR regex must match a whole line of that
+# stream, in order; a stream named in EXACT must hold those lines and nothing else; no line
+# may match a FORBID regex. ENV is set for the program alone (not for the cmake that runs
+# it). tests/run_expect.cmake does the checking. Regexes must not contain ';'.
+function(strata_add_expect_test)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "" "NAME;EXIT"
+                        "COMMAND;STDOUT;STDERR;EXACT;FORBID;ENV")
+  if(NOT arg_NAME OR NOT arg_COMMAND)
+    message(FATAL_ERROR "strata_add_expect_test: NAME and COMMAND are required")
+  endif()
+  if(arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "strata_add_expect_test(${arg_NAME}): unknown arguments "
+                        "${arg_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT DEFINED arg_EXIT)
+    set(arg_EXIT 0)
+  endif()
+  foreach(stream IN LISTS arg_EXACT)
+    if(NOT stream MATCHES "^(stdout|stderr)$")
+      message(FATAL_ERROR "strata_add_expect_test(${arg_NAME}): EXACT takes stdout, stderr")
+    endif()
+  endforeach()
+  # add_test resolves a target name only as its own command; here the command is cmake.
+  list(GET arg_COMMAND 0 program)
+  if(TARGET ${program})
+    list(POP_FRONT arg_COMMAND)
+    list(PREPEND arg_COMMAND "$<TARGET_FILE:${program}>")
+  endif()
+  add_test(NAME ${arg_NAME}
+    COMMAND ${CMAKE_COMMAND} "-DCMD=${arg_COMMAND}" "-DEXPECT_EXIT=${arg_EXIT}"
+            "-DEXPECT_STDOUT=${arg_STDOUT}" "-DEXPECT_STDERR=${arg_STDERR}"
+            "-DEXACT=${arg_EXACT}" "-DFORBID=${arg_FORBID}" "-DENV=${arg_ENV}"
+            -P ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/run_expect.cmake)
+endfunction()
+
+# strata_missing_dependency_test(<name> <what>)
+# For tests that are not registered because a dependency is missing: registers <name>, which
+# says what is missing (<what>: name the Debian package). It is reported as skipped, unless
+# STRATA_REQUIRE_DEPS is set (to anything but "" or "0") in the environment of the configure
+# or of the test run: then it fails (scripts/test.sh installs every dependency first).
+function(strata_missing_dependency_test name what)
+  message(STATUS "${name}: stands in for tests not registered: missing ${what}")
+  add_test(NAME ${name}
+    COMMAND ${CMAKE_COMMAND} "-DWHAT=${what}" "-DCONFIGURE_REQUIRE_DEPS=$ENV{STRATA_REQUIRE_DEPS}"
+            -P ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/missing_dependency.cmake)
+  set_tests_properties(${name} PROPERTIES SKIP_REGULAR_EXPRESSION "strata: skipped, missing")
+endfunction()
