@@ -65,7 +65,7 @@ static_assert(Lea::kNativeReallocInPlace);
 
 // A heap with every optional member, counting the calls the shim makes to it.
 struct NativeHeap {
-  static constexpr std::size_t Alignment = 16;
+  [[maybe_unused]] static constexpr std::size_t Alignment = 16;
   static inline std::atomic<int> memaligns{0}, inPlace{0}, trims{0}, forkCalls{0};
   static inline std::size_t lastTrimPad = 0;
   void* malloc(std::size_t n) noexcept { return std::malloc(n); }

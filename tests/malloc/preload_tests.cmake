@@ -15,7 +15,9 @@ set(STRATA_MALLOC_TEST_DIR ${CMAKE_CURRENT_LIST_DIR})
 
 foreach(prog stress fork_threads)
   add_executable(malloc_${prog} ${STRATA_MALLOC_TEST_DIR}/${prog}.cpp)
-  target_compile_options(malloc_${prog} PRIVATE -O2 -pthread)
+  # -fsized-deallocation: clang before 19 declares no sized operator delete without it.
+  target_compile_options(malloc_${prog} PRIVATE -O2 -pthread
+                         $<$<COMPILE_LANG_AND_ID:CXX,Clang>:-fsized-deallocation>)
   strata_warnings(malloc_${prog})
   target_link_options(malloc_${prog} PRIVATE -pthread)
 endforeach()

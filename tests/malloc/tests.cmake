@@ -14,9 +14,11 @@ function(strata_malloc_conformance_exe name)
                          ${STRATA_MALLOC_TEST_DIR}/conformance_cxx.cpp)
   set_target_properties(${name} PROPERTIES C_STANDARD 11 C_STANDARD_REQUIRED ON)
   # -fno-builtin: the calls under test must not be folded or elided by the compiler.
-  # -Wno-use-after-free: the test reads blocks after a realloc that failed on purpose.
+  # -Wno-use-after-free (GCC's): the test reads blocks after a realloc that failed on purpose.
+  # -fsized-deallocation: clang before 19 declares no sized operator delete without it.
   target_compile_options(${name} PRIVATE -fno-builtin
-                                         $<$<COMPILE_LANGUAGE:C>:-Wno-use-after-free>)
+                         $<$<COMPILE_LANG_AND_ID:C,GNU>:-Wno-use-after-free>
+                         $<$<COMPILE_LANG_AND_ID:CXX,Clang>:-fsized-deallocation>)
   strata_warnings(${name})
   target_link_libraries(${name} PRIVATE ${CMAKE_DL_LIBS})
 endfunction()

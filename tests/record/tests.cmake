@@ -35,10 +35,12 @@ if(TARGET strata_cli AND TARGET strata_record)
     STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>")
   add_dependencies(record_test strata_cli strata_record)
   if(NOT STRATA_SANITIZE AND TARGET strata_reap AND TARGET strata_region AND TARGET strata_obstack)
-    # -fno-builtin and -fno-allocation-dce: every allocation call in the source is made.
+    # -fno-builtin and GCC's -fno-allocation-dce: every allocation call in the source is made
+    # (clang has no such switch: its builds are not optimised).
     foreach(prog sequence threads fork crash handoff touch lifetimes entry_points)
       add_executable(record_${prog}_program ${strata_rec_dir}/${prog}_program.cpp)
-      target_compile_options(record_${prog}_program PRIVATE -O1 -fno-builtin -fno-allocation-dce)
+      target_compile_options(record_${prog}_program PRIVATE -O1 -fno-builtin
+                             $<IF:$<CXX_COMPILER_ID:GNU>,-fno-allocation-dce,-O0>)
       strata_warnings(record_${prog}_program)
       target_link_libraries(record_${prog}_program PRIVATE strata::strata)
       add_dependencies(record_test record_${prog}_program)

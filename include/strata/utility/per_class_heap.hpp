@@ -17,6 +17,7 @@
 
 #include "strata/concepts.hpp"
 #include "strata/detail/over_aligned.hpp"
+#include "strata/detail/raise.hpp"
 #include "strata/utility/unique_heap.hpp"
 
 namespace strata {
@@ -122,11 +123,7 @@ class PerClassHeap {
   // is nothing to throw, and a new-expression may not yield nullptr, so the program stops as
   // libstdc++'s own no-exceptions build does (the nothrow forms return nullptr instead).
   static void* orThrow(void* p) {
-#if __cpp_exceptions
-    if (p == nullptr) throw std::bad_alloc();
-#else
-    if (p == nullptr) std::abort();
-#endif
+    if (p == nullptr) detail::raise<std::bad_alloc>();
     return p;
   }
 };

@@ -17,6 +17,7 @@
 
 #include "strata/concepts.hpp"
 #include "strata/detail/over_aligned.hpp"
+#include "strata/detail/raise.hpp"
 
 namespace strata {
 
@@ -43,7 +44,7 @@ class PmrResource : public std::pmr::memory_resource {
     void* p = alignment <= heap_type::Alignment
                   ? heap_.malloc(bytes)
                   : detail::malloc_over_aligned(heap_, bytes, alignment);
-    if (p == nullptr) throw std::bad_alloc();
+    if (p == nullptr) detail::raise<std::bad_alloc>();
     return p;
   }
 

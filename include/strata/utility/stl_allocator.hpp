@@ -9,9 +9,11 @@
 // allocator travels with the memory: copy and move assignment and swap propagate it, so a
 // container's move assignment only swaps pointers. allocate throws std::bad_alloc when the
 // heap fails and std::bad_array_new_length (a bad_alloc) when n * sizeof(T) overflows.
-// A T whose alignment exceeds H::Alignment is refused at compile time (allocate's
-// constraint). That check sits on allocate rather than on the class so that a type can
-// hold a container of itself (struct Node { std::vector<Node, StlAllocator<Node, H>> kids; }).
+// A T whose alignment exceeds H::Alignment is refused at compile time, when a container
+// first allocates (a static assertion in allocate, naming HeapAlignsFor). The check sits in
+// allocate's body, not on the class or as allocate's constraint, so that a type can hold a
+// container of itself (struct Node { std::vector<Node, StlAllocator<Node, H>> kids; }): a
+// constraint may be checked while Node is still incomplete, and clang keeps that failure.
 // Fast path: a multiply with overflow check, the heap's malloc, a null check.
 #pragma once
 #include <concepts>
@@ -21,6 +23,7 @@
 
 #include "strata/concepts.hpp"
 #include "strata/detail/align.hpp"
+#include "strata/detail/raise.hpp"
 #include "strata/utility/unique_heap.hpp"
 
 namespace strata {
@@ -57,13 +60,13 @@ class StlAllocator {
   StlAllocator(const StlAllocator<U, H>& other) noexcept : heap_(&other.heap()) {}
 
   // n objects' worth of memory; zero objects still get a unique pointer (one byte).
-  [[nodiscard]] T* allocate(std::size_t n)
-    requires HeapAlignsFor<T, H>
-  {
+  [[nodiscard]] T* allocate(std::size_t n) {
+    static_assert(HeapAlignsFor<T, H>,
+                  "StlAllocator: HeapAlignsFor<T, H>: the heap's Alignment is below alignof(T)");
     std::size_t bytes;
-    if (!detail::checked_mul(n, sizeof(T), bytes)) throw std::bad_array_new_length();
+    if (!detail::checked_mul(n, sizeof(T), bytes)) detail::raise<std::bad_array_new_length>();
     void* p = heap_->malloc(bytes == 0 ? 1 : bytes);
-    if (p == nullptr) throw std::bad_alloc();
+    if (p == nullptr) detail::raise<std::bad_alloc>();
     return static_cast<T*>(p);
   }
 

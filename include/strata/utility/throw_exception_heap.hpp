@@ -7,6 +7,7 @@
 #include <new>
 
 #include "strata/concepts.hpp"
+#include "strata/detail/raise.hpp"
 
 namespace strata {
 
@@ -20,7 +21,7 @@ class ThrowExceptionHeap : public Super {
   // Returns the parent's object, or throws std::bad_alloc where the parent gave nullptr.
   void* malloc(std::size_t n) {
     void* p = Super::malloc(n);
-    if (p == nullptr) throw std::bad_alloc();
+    if (p == nullptr) detail::raise<std::bad_alloc>();
     return p;
   }
 };
