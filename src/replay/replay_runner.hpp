@@ -27,7 +27,7 @@ struct ReplayOptions {
 struct ReplaySample {
   double seconds = 0;           // replay time (allocator + harness) up to this point
   std::uint64_t event = 0;      // events replayed up to this point
-  std::uint64_t heapBytes = 0;  // heap size (../shared/DESIGN.md §3) at this point
+  std::uint64_t heapBytes = 0;  // heap size (docs/replay.md, "Metrics") at this point
   std::uint64_t liveBytes = 0;  // live bytes at this point
 };
 
