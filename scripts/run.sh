@@ -16,6 +16,7 @@ root=$PWD
 bash scripts/setup.sh
 mkdir -p build
 log=build/run-build.log
+echo "strata: building the command and its helpers (log: $root/$log)" >&2
 if ! { cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo &&
        cmake --build build -j "$(nproc)" --target strata_toolkit; } >"$log" 2>&1; then
   tail -n 40 "$log" >&2
