@@ -49,7 +49,7 @@ check_installed "$work/prefix/bin/strata" "installed prefix"
 step "the Debian package" cmake --build build-release --target package
 deb=$(ls build-release/strata_*.deb)
 echo "release: $deb"
-dpkg-deb --info "$deb" | sed -n '/Package:/,$p'
+dpkg-deb --field "$deb" Package Version Installed-Size Depends Recommends
 step "unpack the package" dpkg-deb -x "$deb" "$work/unpacked"
 check_installed "$work/unpacked/usr/bin/strata" "unpacked package"
 
