@@ -130,9 +130,11 @@ TEST(PmrResource, FailureThrowsBadAlloc) {
   EXPECT_THROW(v.push_back(1), std::bad_alloc);
 
   PmrResource<Counted> res;
-  EXPECT_THROW((void)res.allocate(SIZE_MAX - 100, 4096), std::bad_alloc)
-      << "padding would overflow";
-  EXPECT_THROW((void)res.allocate(SIZE_MAX / 2, 16), std::bad_alloc);
+  // Sizes no object can have, read through volatiles so that GCC does not refuse to compile
+  // the call (-Walloc-size-larger-than, at -O0).
+  volatile std::size_t overflowing = SIZE_MAX - 100, huge = SIZE_MAX / 2;
+  EXPECT_THROW((void)res.allocate(overflowing, 4096), std::bad_alloc) << "padding would overflow";
+  EXPECT_THROW((void)res.allocate(huge, 16), std::bad_alloc);
   EXPECT_EQ(res.heap().live(), 0u);
 
   PmrResource<ThrowExceptionHeap<NullHeap<16>>> throwing;
