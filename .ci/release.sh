@@ -5,7 +5,7 @@
 #     it needs (strata doctor) and judge the allocators on a program (compare -- COMMAND).
 #  3. The Debian package (cmake --build build-release --target package): unpacked, the same
 #     checks from its /usr tree; and, run as root on CI, installed with apt-get, the checks
-#     again from /usr/bin/strata, then removed.
+#     again from /usr/bin/strata and the main job (`strata compare`), then removed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -56,6 +56,14 @@ check_installed "$work/unpacked/usr/bin/strata" "unpacked package"
 if [[ ${CI:-} == true && $(id -u) == 0 ]]; then
   step "apt-get install the package" env DEBIAN_FRONTEND=noninteractive apt-get install -y "$root/$deb"
   check_installed /usr/bin/strata "/usr, from the package"
+  # The main job as an installed user types it: `strata compare`, the bundled workloads.
+  step "strata compare, the main job (/usr, from the package)" \
+    bash -c "cd '$work' && strata compare --out '$work/main-job'"
+  grep -q "^   fastest: " "$work/main-job/report.txt" || {
+    cat "$work/main-job/report.txt"
+    echo "FAILED: no verdict from the installed main job"
+    exit 1
+  }
   step "apt-get remove the package" env DEBIAN_FRONTEND=noninteractive apt-get remove -y strata
 fi
 echo "release: Release build, install and package checked"
