@@ -90,20 +90,8 @@ TEST(LockedHeap, ClearIsLocked) {
 // and returns once the heap is unlocked.
 TEST(LockedHeap, ExternalLockBlocksOtherThreads) {
   LockedHeap<std::mutex, MallocHeap> h;
-  void* p = nullptr;
-  h.lock();
-  test::BlockedThread mallocs([&] { p = h.malloc(64); });
-  std::string why;
-  EXPECT_TRUE(mallocs.waitUntilHeldUp(why)) << "malloc ran while the heap was locked: " << why;
-  h.unlock();
-  mallocs.join();
-  ASSERT_NE(p, nullptr);
-  h.lock();
-  test::BlockedThread frees([&] { h.free(p); });
-  EXPECT_TRUE(frees.waitUntilHeldUp(why)) << "free ran while the heap was locked: " << why;
-  h.unlock();
-  frees.join();
-  EXPECT_TRUE(frees.returned());
+  test::expectMallocAndFreeHeldOut(
+      h, 64, [&] { h.lock(); }, [&] { h.unlock(); }, "while the heap was locked");
 }
 
 TEST(LockedHeap, FourThreadsCrossThreadFrees) {

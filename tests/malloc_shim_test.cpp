@@ -642,19 +642,8 @@ TEST(MallocShim, DifferentialOverLeaComposition) { differentialOver<LeaCompositi
 // slowly it is scheduled); after parentAfterFork each returns.
 TEST(ForkSafeHeap, PrepareForkHoldsOtherThreadsOut) {
   ForkSafeHeap<SizeHeap<MallocHeap>> heap;
-  void* p = nullptr;
-  heap.prepareFork();
-  test::BlockedThread mallocs([&] { p = heap.malloc(10); });
-  std::string why;
-  EXPECT_TRUE(mallocs.waitUntilHeldUp(why)) << "malloc ran after prepareFork: " << why;
-  heap.parentAfterFork();
-  mallocs.join();
-  ASSERT_NE(p, nullptr);
-  heap.prepareFork();
-  test::BlockedThread frees([&] { heap.free(p); });
-  EXPECT_TRUE(frees.waitUntilHeldUp(why)) << "free ran after prepareFork: " << why;
-  heap.parentAfterFork();
-  frees.join();
-  EXPECT_TRUE(frees.returned());
+  test::expectMallocAndFreeHeldOut(
+      heap, 10, [&] { heap.prepareFork(); }, [&] { heap.parentAfterFork(); },
+      "after prepareFork");
   EXPECT_EQ(heap.stats().bytesInUse, 0u);
 }

@@ -22,6 +22,8 @@
 #include <thread>
 #include <utility>
 
+#include <gtest/gtest.h>
+
 namespace strata::test {
 
 // The scheduler state of thread `tid` of this process ('R' running, 'S' sleeping, ...), from
@@ -141,5 +143,27 @@ class BlockedThread {
   std::atomic<bool> returned_{false};
   std::thread thread_;
 };
+
+// Shows that between hold() and release() another thread's heap.malloc(size), and then its
+// heap.free, are held up, and that each returns once release() is called. `held` says when
+// in the failure messages ("while the heap was locked").
+template <class H, class Hold, class Release>
+void expectMallocAndFreeHeldOut(H& heap, std::size_t size, Hold hold, Release release,
+                                const char* held) {
+  void* p = nullptr;
+  std::string why;
+  hold();
+  BlockedThread mallocs([&] { p = heap.malloc(size); });
+  EXPECT_TRUE(mallocs.waitUntilHeldUp(why)) << "malloc ran " << held << ": " << why;
+  release();
+  mallocs.join();
+  ASSERT_NE(p, nullptr);
+  hold();
+  BlockedThread frees([&] { heap.free(p); });
+  EXPECT_TRUE(frees.waitUntilHeldUp(why)) << "free ran " << held << ": " << why;
+  release();
+  frees.join();
+  EXPECT_TRUE(frees.returned());
+}
 
 }  // namespace strata::test
