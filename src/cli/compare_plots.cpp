@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "compare_steps.hpp"
+#include "helpers.hpp"
 #include "python.hpp"
 #include "proc.hpp"
 #include "process.hpp"
@@ -13,16 +14,13 @@ namespace {
 
 constexpr std::string_view kPlotKinds[] = {"heap", "sizes", "lifetimes", "summary"};
 
-// plots.py: $STRATA_PLOTS_SCRIPT when set, else <exe dir>/../share/strata/plots.py, where both
-// the build tree and an install put it.
-std::string plotScript() { return shareFile(support::HelperId::ComparePlots); }
-
 }  // namespace
 
 int drawPlots(const Options& o, const std::vector<TraceReport>& traces, bool live, std::FILE* info) {
   const fs::path out = o.outDir;
   const std::optional<std::string> python = findPython();
-  const std::string script = plotScript();
+  // plots.py: $STRATA_PLOTS_SCRIPT, else <exe dir>/../share/strata/plots.py.
+  const std::string script = support::helperPath(support::HelperId::ComparePlots);
   if (!python) {
     std::fprintf(stderr, "strata compare: plots need python3-matplotlib (apt-get install "
                  "python3-matplotlib); the table is in %s\n", (out / "report.txt").c_str());

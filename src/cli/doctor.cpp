@@ -3,12 +3,11 @@
 // this machine has of the rest (the peer allocators, Python with matplotlib, Valgrind).
 // With --targets, the CMake targets that build those files, for the build's check that the
 // main job's target (strata_toolkit) builds every one.
-#include <unistd.h>
-
 #include <cstdio>
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "allocator_registry.hpp"
 #include "command.hpp"
@@ -46,10 +45,9 @@ std::set<std::string> neededTargets() {
   return targets;
 }
 
-// One line for a file strata needs; true when it is there.
-bool checkFile(std::string_view file, const std::string& path, bool executable,
+// One line for a file strata needs; true when it is there (or optional).
+bool checkFile(std::string_view file, const std::string& path, bool there,
                std::string_view note, bool optional) {
-  const bool there = !path.empty() && ::access(path.c_str(), executable ? X_OK : R_OK) == 0;
   const char* status = there ? "ok" : optional ? "absent" : "MISSING";
   std::printf("  %-8s %-24.*s %s", status, static_cast<int>(file.size()), file.data(),
               path.empty() ? "(cannot tell where)" : path.c_str());
@@ -74,16 +72,17 @@ int runDoctor(std::span<char* const> args) {
   bool ok = true;
   std::printf("strata %s: the files it starts or loads\n", STRATA_VERSION);
   for (const support::Helper& h : support::helpers())
-    ok &= checkFile(h.file, support::helperPath(h.id), h.dir == support::HelperDir::Programs,
-                    h.purpose, h.optional);
-  const SearchDirs dirs = defaultSearchDirs();
-  for (const Location& where : locateAll(dirs)) {
+    ok &= checkFile(h.file, support::helperPath(h.id), support::helperPresent(h.id), h.purpose,
+                    h.optional);
+  const std::vector<Location> allocators = locateAll(defaultSearchDirs());
+  for (const Location& where : allocators) {
     if (where.info->origin != Origin::Strata) continue;
-    ok &= checkFile(where.info->library, where.path, false, "Strata's malloc library", false);
+    ok &= checkFile(where.info->library, where.path, where.available, "Strata's malloc library",
+                    false);
   }
 
   std::printf("other allocators\n");
-  for (const Location& where : locateAll(dirs)) {
+  for (const Location& where : allocators) {
     if (where.info->origin == Origin::Strata) continue;
     std::printf("  %-8s %-24.*s %s\n", where.available ? "ok" : "absent",
                 static_cast<int>(where.info->name.size()), where.info->name.data(),

@@ -196,12 +196,12 @@ int runDrag(std::span<char* const> args) {
     std::fprintf(stderr, "strata drag: %s: %s\n", o.command[0].c_str(), why.c_str());
     return why == "command not found" ? 127 : 126;
   }
-  const std::string recorder = support::helperPath(support::HelperId::Recorder);
-  if (::access(recorder.c_str(), R_OK) != 0) {
-    std::fprintf(stderr, "strata drag: the recorder %s is missing: build the CMake target "
-                 "strata_toolkit, or set STRATA_LIB_DIR\n", recorder.c_str());
+  if (!support::helperPresent(support::HelperId::Recorder)) {
+    std::fprintf(stderr, "strata drag: the recorder %s\n",
+                 support::helperMissing(support::HelperId::Recorder).c_str());
     return 2;
   }
+  const std::string recorder = support::helperPath(support::HelperId::Recorder);
   std::optional<drag::DragRun> run =
       drag::DragRun::prepare(support::helperPath(support::HelperId::DragTool), why);
   if (!run) {

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "process.hpp"
+#include "helpers.hpp"
 #include "python.hpp"
 #include "site_report.hpp"
 #include "symbolize.hpp"
@@ -160,7 +161,7 @@ void drawPlot(const fs::path& dir) {
     return;
   }
   support::ChildSpec spec;
-  spec.argv = {*python, shareFile(support::HelperId::DragPlot), dir.string()};
+  spec.argv = {*python, support::helperPath(support::HelperId::DragPlot), dir.string()};
   const support::ProcessResult r = support::runChild(spec);
   if (!r.succeeded())
     std::fprintf(stderr, "strata drag: the plot script failed (%s); the curves are in %s\n",

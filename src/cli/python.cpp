@@ -22,6 +22,4 @@ std::optional<std::string> findPython() {
   return std::nullopt;
 }
 
-std::string shareFile(support::HelperId id) { return support::helperPath(id); }
-
 }  // namespace strata::cli

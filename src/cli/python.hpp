@@ -5,16 +5,10 @@
 #include <string>
 #include <string_view>
 
-#include "helpers.hpp"
-
 namespace strata::cli {
 
 // $STRATA_PYTHON when set, else /usr/bin/python3 (where Debian's python3-matplotlib is), else
 // python3 in PATH: the first that imports matplotlib; nullopt when none does.
 std::optional<std::string> findPython();
-
-// A file of share/strata (<exe dir>/../share/strata/NAME, where both the build tree and an
-// install put them), or the file its variable names.
-std::string shareFile(support::HelperId id);
 
 }  // namespace strata::cli

@@ -210,14 +210,12 @@ int runRecord(std::span<char* const> args) {
   if (output.empty()) output = support::baseName(command[0]) + ".trace";
   const std::string file = absolutePath(output);
 
-  const std::string library = support::helperPath(support::HelperId::Recorder);
-  if (::access(library.c_str(), R_OK) != 0) {
-    std::fprintf(stderr,
-                 "strata record: the recorder %s is missing: build the CMake target "
-                 "strata_toolkit, or set STRATA_LIB_DIR to the directory holding it\n",
-                 library.c_str());
+  if (!support::helperPresent(support::HelperId::Recorder)) {
+    std::fprintf(stderr, "strata record: the recorder %s\n",
+                 support::helperMissing(support::HelperId::Recorder).c_str());
     return 2;
   }
+  const std::string library = support::helperPath(support::HelperId::Recorder);
   if (library.find_first_of(": \t") != std::string::npos) {
     std::fprintf(stderr, "strata record: the library path '%s' holds a space or colon, which "
                  "LD_PRELOAD cannot carry\n", library.c_str());

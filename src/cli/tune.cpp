@@ -16,6 +16,7 @@
 #include "options.hpp"
 #include "process.hpp"
 #include "progress.hpp"
+#include "helpers.hpp"
 #include "python.hpp"
 #include "tune_check.hpp"
 #include "tune_compositions.hpp"
@@ -304,7 +305,7 @@ int runTune(std::span<char* const> args) {
       status = 3;
     } else {
       support::ChildSpec spec;
-      spec.argv = {*python, shareFile(support::HelperId::TunePlot), o.outDir};
+      spec.argv = {*python, support::helperPath(support::HelperId::TunePlot), o.outDir};
       const support::ProcessResult r = support::runChild(spec);
       if (!r.succeeded()) {
         std::fprintf(stderr, "strata tune: the plot script failed (%s)\n", support::describeStatus(r).c_str());

@@ -130,12 +130,12 @@ std::string complaint(const std::string& warnings) {
 ProbeResult runProbe(const ResolvedAllocator& a) {
   ProbeResult r;
   const std::string name = a.preload.empty() ? a.spec.label : a.preload;
-  const std::string probe = probePath();
-  if (::access(probe.c_str(), X_OK) != 0) {
-    r.reason = "cannot check " + name + ": the probe program " + probe +
-               " is missing (build the CMake target strata_probe, or set STRATA_PROBE)";
+  if (!support::helperPresent(support::HelperId::Probe)) {
+    r.reason = "cannot check " + name + ": the probe program " +
+               support::helperMissing(support::HelperId::Probe);
     return r;
   }
+  const std::string probe = support::helperPath(support::HelperId::Probe);
   // The probe's stderr goes to a private file: the loader's and the allocator's complaints.
   const char* tmpdir = std::getenv("TMPDIR");
   std::string errPath = std::string(tmpdir != nullptr && tmpdir[0] != '\0' ? tmpdir : "/tmp") +
@@ -344,9 +344,6 @@ ProbeResult probe(const ResolvedAllocator& allocator) {
   return r;
 }
 
-std::string probePath() {
-  return support::helperPath(support::HelperId::Probe);
-}
 
 void addSettings(const AllocatorSpec& spec, std::vector<std::string>& set) {
   for (const std::string& s : spec.settings) {

@@ -64,9 +64,6 @@ struct ProbeResult {
 // result of each (library, settings) pair is remembered for the life of the process.
 ProbeResult probe(const ResolvedAllocator& allocator);
 
-// Where strata-probe is: $STRATA_PROBE, else beside the running executable.
-std::string probePath();
-
 // Environment settings in the child: `settings` added to (or replacing in) `set`.
 void addSettings(const AllocatorSpec& spec, std::vector<std::string>& set);
 

@@ -45,10 +45,6 @@ std::string number(double v) {
 }
 
 
-// Where strata-replayer is: $STRATA_REPLAYER, else beside the running executable.
-std::string replayerPath() {
-  return support::helperPath(support::HelperId::Replayer);
-}
 
 // Checks that the trace opens and that its header and first chunk read; throws
 // std::runtime_error "PATH: reason" otherwise, before any child is started.
@@ -272,13 +268,12 @@ ReplayResult runReplay(const ReplayOptions& options, const registry::SearchDirs&
   }
   const std::string preload = resolved.preload;
   res.library = preload;
-  const std::string replayer = replayerPath();
-  if (::access(replayer.c_str(), X_OK) != 0) {
+  if (!support::helperPresent(support::HelperId::Replayer)) {
     res.status = ReplayStatus::Error;
-    res.detail = "the replay program " + replayer +
-                 " is missing; build the CMake target strata_replayer (or set STRATA_REPLAYER)";
+    res.detail = "the replay program " + support::helperMissing(support::HelperId::Replayer);
     return res;
   }
+  const std::string replayer = support::helperPath(support::HelperId::Replayer);
 
   // The heap baseline: the replayer without any allocator, measured once per process (it is
   // the same for every replay). Unmeasurable: the replayer measures from its replay's start.

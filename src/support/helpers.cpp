@@ -72,6 +72,22 @@ std::string helperPath(HelperId id) {
   return (fs::path(dir) / std::string(h.file)).lexically_normal().string();
 }
 
+bool helperPresent(HelperId id) {
+  const std::string path = helperPath(id);
+  const int mode = helper(id).dir == HelperDir::Programs ? X_OK : R_OK;
+  return !path.empty() && ::access(path.c_str(), mode) == 0;
+}
+
+std::string helperMissing(HelperId id) {
+  const Helper& h = helper(id);
+  const std::string_view variable =
+      !h.environment.empty() ? h.environment
+      : h.dir == HelperDir::Libraries ? std::string_view("STRATA_LIB_DIR") : std::string_view();
+  std::string s = helperPath(id) + " is missing (build the CMake target strata_toolkit";
+  if (!variable.empty()) s.append(", or set ").append(variable);
+  return s + ")";
+}
+
 std::string strataLibDir() {
   const char* env = std::getenv("STRATA_LIB_DIR");
   if (env != nullptr && env[0] != '\0') return env;

@@ -44,6 +44,13 @@ const Helper& helper(HelperId id);
 // Where the helper is: $environment when set, else its file in its directory. Not checked.
 std::string helperPath(HelperId id);
 
+// Whether the helper is at helperPath: executable for a program, readable otherwise.
+bool helperPresent(HelperId id);
+
+// What to say when it is not: "PATH is missing (build the CMake target strata_toolkit, or set
+// VAR)", VAR being the variable that would point elsewhere.
+std::string helperMissing(HelperId id);
+
 // Strata's library directory: $STRATA_LIB_DIR when set; else <exe dir>/../lib, or the install's
 // library directory relative to the executable (<exe dir>/../LIBDIR, e.g. lib/x86_64-linux-gnu)
 // when that one holds Strata's libraries and ../lib does not.

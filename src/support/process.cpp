@@ -152,8 +152,7 @@ std::string shellLine(const std::vector<std::string>& args) {
 }
 
 std::string measuringLauncher() {
-  const std::string path = helperPath(HelperId::Exec);
-  return ::access(path.c_str(), X_OK) == 0 ? path : std::string();
+  return helperPresent(HelperId::Exec) ? helperPath(HelperId::Exec) : std::string();
 }
 
 namespace {

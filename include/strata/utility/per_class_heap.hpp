@@ -12,7 +12,6 @@
 // allocated by several threads. The base is empty, so it adds nothing to the object.
 #pragma once
 #include <cstddef>
-#include <cstdlib>
 #include <new>
 
 #include "strata/concepts.hpp"
