@@ -14,17 +14,5 @@ start=$SECONDS
   exit 1
 }
 cat "$out_dir/main-job.txt"
-for workload in web-proxy editor server; do
-  # A table: its workload heading, its column heading, a row per allocator, and the verdict.
-  if ! awk -v w="$workload" '
-      $0 ~ "^== " w ":" { in_table = 1; next }
-      in_table && /^== / { exit }
-      in_table && $1 == "allocator" && $2 == "time" { header = 1; next }
-      in_table && header && $NF == "ok" { rows++ }
-      in_table && /^   fastest: / { verdict = 1 }
-      END { exit !(rows >= 7 && verdict) }' "$out_dir/main-job.txt"; then
-    echo "FAILED: the main job printed no complete table for the bundled workload $workload"
-    exit 1
-  fi
-done
+bash .ci/check_tables.sh "$out_dir/main-job.txt"
 echo "main job: a table and a verdict for each of the 3 bundled workloads ($((SECONDS - start)) s)"
