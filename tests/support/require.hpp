@@ -7,8 +7,10 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 namespace strata::test {
 
@@ -16,6 +18,16 @@ namespace strata::test {
 inline bool dependenciesRequired() noexcept {
   const char* v = std::getenv("STRATA_REQUIRE_DEPS");
   return v != nullptr && v[0] != '\0' && std::strcmp(v, "0") != 0;
+}
+
+// For a test that goes on without one of several things (an allocator in a loop): a failure
+// naming it when dependencies are required, else a line saying it is skipped. The caller
+// then moves on to the next.
+inline void reportMissing(const std::string& what) {
+  if (dependenciesRequired())
+    ADD_FAILURE() << "STRATA_REQUIRE_DEPS is set, and a dependency is missing: " << what;
+  else
+    std::printf("skipping: %s\n", what.c_str());
 }
 
 }  // namespace strata::test
