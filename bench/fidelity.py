@@ -47,8 +47,9 @@ DIFF_TOLERANCE = 0.10
 DIFF_FLOOR_BYTES = 2 * MIB
 
 
-# The include directories src/replay/engine.cpp, the file the compiler runs compile, needs.
-COMPILE_INCLUDES = ["include", "src/replay", "src/registry", "src/support", "src/tracetools"]
+# The include directories toolkit/replay/engine.cpp, the file the compiler runs compile, needs.
+COMPILE_INCLUDES = ["layers/include", "toolkit/trace/include", "toolkit/replay", "toolkit/registry",
+                    "toolkit/support", "toolkit/tracetools"]
 
 
 def cc1plus_command(out_dir: Path) -> list[str]:
@@ -57,7 +58,7 @@ def cc1plus_command(out_dir: Path) -> list[str]:
     The compiler proper is cc1plus, a child of the g++ driver; recording g++ would compare
     the driver's trace. Running cc1plus directly makes the recorded, replayed and live
     process the same one. It writes assembly, which is all the allocation work."""
-    source = "src/replay/engine.cpp"
+    source = "toolkit/replay/engine.cpp"
     driver = ["g++", "-std=c++20", "-O2"] + ["-I" + d for d in COMPILE_INCLUDES] + [
         "-c", source, "-o", str(out_dir / "engine.o")]
     probe = subprocess.run(driver[:1] + ["-###"] + driver[1:], cwd=REPO, capture_output=True,
@@ -107,7 +108,7 @@ def programs(build: Path) -> dict[str, dict]:
         # is the largest process's, cc1plus).
         "g++": {"cmd": ["g++", "-std=c++20", "-O2"] +
                        ["-I" + str(REPO / d) for d in COMPILE_INCLUDES] +
-                       ["-c", str(REPO / "src/replay/engine.cpp"), "-o", os.devnull],
+                       ["-c", str(REPO / "toolkit/replay/engine.cpp"), "-o", os.devnull],
                 "alloc_bound": False},
     }
     return progs

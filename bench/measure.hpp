@@ -44,7 +44,7 @@ struct RunResult {
 };
 
 // The peak resident set since resetPeakRss(), from the kernel's counter. These read /proc
-// through the shared, non-allocating readers (src/support/proc.hpp).
+// through the shared, non-allocating readers (toolkit/support/proc.hpp).
 inline std::size_t peakRss() { return support::procFieldBytes("/proc/self/status", "VmHWM:"); }
 
 // The resident set now, exactly: smaps_rollup walks the page tables. (VmRSS and VmHWM come

@@ -1,6 +1,6 @@
 // Running preload_workload (bench/preload_workload.cpp) as a child process, as preload_table
 // and record_overhead do: the workload variants, and one run with its stdout and resource
-// usage collected through the shared child-process helper (src/support/process.hpp).
+// usage collected through the shared child-process helper (toolkit/support/process.hpp).
 #pragma once
 #include <cstdio>
 #include <string>
@@ -33,7 +33,7 @@ inline constexpr PreloadWorkload kPreloadWorkloads[] = {
 // Runs `program NAME THREADS SCALE` for workload w with this process's environment, minus the
 // variables named in `unset` (e.g. "LD_PRELOAD"), plus the NAME=VALUE settings in `set`;
 // its stdout captured, its exit status or signal and resource usage (wait4) returned by the
-// child-process helper the `strata` command uses (src/support/process.hpp).
+// child-process helper the `strata` command uses (toolkit/support/process.hpp).
 inline support::ProcessResult runPreloadWorkload(const std::string& program,
                                                  const PreloadWorkload& w, double scale,
                                                  std::vector<std::string> unset,

@@ -1,7 +1,7 @@
 // replay_harness: what the replay harness itself costs. Builds a
 // realistic trace in memory (default 10 million events: mostly small objects, most freed soon
 // after allocation, some long-lived, occasional reallocs and large blocks), then replays it
-// in this process with src/replay's engine, one thread, in two ways:
+// in this process with toolkit/replay's engine, one thread, in two ways:
 //   - on the do-nothing allocator with object writes off: the harness alone, in events/s
 //     (target >= 100 M events/s);
 //   - on glibc's malloc with object writes on, as `strata replay --allocator glibc` would;
@@ -30,7 +30,7 @@
 
 #include "engine.hpp"
 #include "strata/trace/writer.hpp"
-#include "../src/tracetools/workloads.hpp"  // not bench/workloads.hpp beside this file
+#include "../toolkit/tracetools/workloads.hpp"  // not bench/workloads.hpp beside this file
 
 namespace {
 

@@ -1,5 +1,5 @@
 # strata_add_malloc_library: a drop-in malloc library (for LD_PRELOAD or for linking) from any
-# thread-safe heap composition, built the way Strata builds its own (src/malloc).
+# thread-safe heap composition, built the way Strata builds its own (layers/malloc).
 #
 #   strata_add_malloc_library(<name> HEAP_TYPE <C++ type>
 #                             [HEADERS <header>...] [INCLUDE_DIRECTORIES <dir>...]
@@ -22,7 +22,7 @@
 
 include_guard(GLOBAL)
 
-# The build settings every drop-in malloc library gets (Strata's own in src/malloc too):
+# The build settings every drop-in malloc library gets (Strata's own in layers/malloc too):
 # visibility hidden (the shim's entry points stay visible), -fno-builtin so the compiler does
 # not turn the shim's code into calls of the functions it defines, no exceptions or RTTI and
 # the C linker so a C program that preloads it maps no C++ runtime, -z now so no lazy symbol

@@ -17,7 +17,7 @@
 #include <memory>
 #include <type_traits>
 
-#include "../src/malloc/lea_malloc_heap.hpp"
+#include "../layers/malloc/lea_malloc_heap.hpp"
 #include "heaps_model.hpp"
 #include "strata/combining/select_mmap_heap.hpp"
 #include "strata/general/kingsley_coalesce_heap.hpp"

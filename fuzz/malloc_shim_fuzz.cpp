@@ -21,7 +21,7 @@
 #include <iterator>
 #include <map>
 
-#include "../src/malloc/lea_malloc_heap.hpp"
+#include "../layers/malloc/lea_malloc_heap.hpp"
 #include "input.hpp"
 #include "malloc_shim_expect.hpp"
 #include "strata/combining/select_mmap_heap.hpp"
@@ -36,7 +36,7 @@ namespace {
 
 using strata::fuzz::Outcome;
 
-// The three libraries' compositions (src/malloc/*.cpp); StrataHeap with its default
+// The three libraries' compositions (layers/malloc/*.cpp); StrataHeap with its default
 // tunables rather than the environment's.
 using KingsleyMallocHeap = strata::ForkSafeHeap<
     strata::SelectMmapHeap<std::size_t{128} << 10,

@@ -1,4 +1,4 @@
-// libFuzzer target: the replay's plan decoder (src/replay/plan.hpp) and the whole replay
+// libFuzzer target: the replay's plan decoder (toolkit/replay/plan.hpp) and the whole replay
 // pipeline on arbitrary bytes.
 //
 // 1. replayMemory with the do-nothing allocator, as `strata replay` runs a trace (trailer or

@@ -3,7 +3,7 @@
 // allocator may leave unwritten on fresh pages), large blocks (mapped on their own by most
 // allocators; their untouched pages cost nothing live), realloc growth, and the live peak
 // of each. Build from the repository root:
-//   g++ -std=c++20 -O2 -Iinclude -o trace_profile bench/fidelity/tools/trace_profile.cpp
+//   g++ -std=c++20 -O2 -Itoolkit/trace/include -o trace_profile bench/fidelity/tools/trace_profile.cpp
 #include <fcntl.h>
 #include <unistd.h>
 

@@ -1,0 +1,54 @@
+// StrataHeap: Strata's general-purpose, multi-threaded allocator, the heap behind
+// libstrata.so (layers/malloc/strata.cpp wraps it in MallocShim). A composition of the thread
+// layers, top to bottom (docs/strata-heap.md maps the types and explains the design):
+//
+//   HugeObjectHeap      above the largest page: a chunk of its own, a few freed ones cached
+//   ThreadBoundHeap     a Local heap per thread; orphans adopted; fork; sweeps of quiet heaps
+//     Local = PageQueues      per-class pages, thread-free lists, parking (Hoard's ownership)
+//             DelayedPurge    when released memory goes back (tunables' delay and allowance)
+//             SegmentSlots    segments cut into 64 KiB slots, pages as runs of slots
+//   SegmentCache        empty segments any thread can reuse, committed, for the delay
+//   AccountedSegments   every system call and the books (MemoryAccount); StrataTunables
+//   SegmentHeap         4 MiB-aligned segments from mmap, a segment map, a small cache
+//
+// Size classes: FineSizeClasses<3>, 16-byte classes to 128 B, then 8 per power of two up to
+// 128 KiB (at most 12.5 % rounding; docs/strata-heap.md says how that was chosen).
+//
+// Costs: malloc is a TLS check, a class computation and a free-list pop; free is a segment
+// map lookup (two loads), a kind compare and a push (owner) or one CAS (any other thread).
+// Never calls malloc: only mmap, munmap, madvise, atomics, spin locks and one pthread key.
+// Construct it once into static storage for the process; as an ordinary object (tests), its
+// destructor unmaps everything. The run-time policy is a StrataTunables passed to the
+// constructor (libstrata.so reads it from STRATA_* environment variables).
+#pragma once
+#include "strata/building/size_class_page.hpp"
+#include "strata/combining/fine_size_classes.hpp"
+#include "strata/threads/accounted_segments.hpp"
+#include "strata/threads/delayed_purge.hpp"
+#include "strata/threads/huge_object_heap.hpp"
+#include "strata/threads/page_queues.hpp"
+#include "strata/threads/segment_cache.hpp"
+#include "strata/threads/segment_slots.hpp"
+#include "strata/threads/thread_bound_heap.hpp"
+#include "strata/top/segment_heap.hpp"
+
+namespace strata {
+
+// The per-thread heap over a process-wide Source, with Classes for small objects.
+template <class Source, SizeClasses Classes = FineSizeClasses<3>, unsigned SlotBits = 16>
+using StrataLocalHeap = PageQueues<Classes, DelayedPurge<SegmentSlots<Source, QueuedPage, SlotBits>>>;
+
+// The whole allocator over an OS segment heap.
+template <class Segments = SegmentHeap<>, SizeClasses Classes = FineSizeClasses<3>, unsigned SlotBits = 16>
+using StrataHeapOf = HugeObjectHeap<ThreadBoundHeap<
+    StrataLocalHeap<SegmentCache<AccountedSegments<Segments>>, Classes, SlotBits>,
+    SegmentCache<AccountedSegments<Segments>>>>;
+
+class StrataHeap : public StrataHeapOf<> {
+ public:
+  explicit StrataHeap(const StrataTunables& t = {}) noexcept : StrataHeapOf<>(t) {}
+};
+
+static_assert(SizedHeap<StrataHeap> && StrataHeap::Alignment == 16);
+
+}  // namespace strata

@@ -1,0 +1,44 @@
+// A subcommand of the `strata` executable: its name, a one-line summary for `strata --help`,
+// its full help text, and the function that runs it. Each subcommand lives in its own file
+// (allocators.cpp, run.cpp, ...), defines one of the Command objects declared here, and is
+// listed once in main.cpp's table.
+#pragma once
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace strata::registry {}
+
+namespace strata::cli {
+
+// The subcommands speak of allocators by the registry's names (toolkit/registry).
+using namespace strata::registry;
+
+struct Command {
+  std::string_view name;
+  std::string_view summary;  // one line, for the command list
+  std::string_view help;     // `strata help NAME` / `strata NAME --help`: usage first
+  // Runs the command on the arguments after its name; args is a view of main's argv, so
+  // args.data()[args.size()] is the terminating null pointer. Returns the exit status.
+  int (*run)(std::span<char* const> args);
+};
+
+// Reports a wrong invocation of a subcommand on stderr: "strata NAME: why", then the usage
+// lines that open its help (up to the first blank line). Returns 2, the exit status for it.
+int usageError(std::string_view name, std::string_view help, const std::string& why);
+
+extern const Command kAllocatorsCommand;
+extern const Command kRunCommand;
+extern const Command kBuildCommand;
+extern const Command kRecordCommand;
+extern const Command kStatsCommand;
+extern const Command kReplayCommand;
+extern const Command kCompareCommand;
+extern const Command kGenerateCommand;
+extern const Command kImportCommand;
+extern const Command kExportCommand;
+extern const Command kTuneCommand;
+extern const Command kDragCommand;
+extern const Command kDoctorCommand;
+
+}  // namespace strata::cli

@@ -1,0 +1,35 @@
+// The bundled workloads: deterministic generators (a seed and a size) that write traces, so
+// `strata compare` has something real-shaped to judge allocators on with no program at hand.
+// Contract between toolkit/tracetools (which implements it) and toolkit/cli (which calls it).
+#pragma once
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace strata::tracetools {
+
+struct WorkloadInfo {
+  std::string_view name;         // "web-proxy", "editor", "server"
+  std::string_view description;  // one line for tables and --help
+};
+
+// Every bundled workload, in the order compare runs them.
+std::span<const WorkloadInfo> bundledWorkloads();
+
+// The workload with this name, or nullptr.
+const WorkloadInfo* findWorkload(std::string_view name);
+
+// Writes the named workload's trace to `path`. `size` scales the run: about `size` million
+// events (1 is the default; fractions allowed for tests). The same name, seed and size give a
+// byte-identical file. Throws std::runtime_error (naming the path) when it cannot write.
+void generateWorkload(std::string_view name, std::uint64_t seed, double size,
+                      const std::string& path);
+
+// The same, returning the number of events written (for `strata generate`'s summary). Throws
+// std::invalid_argument for an unknown name (the message lists the known ones) or a size
+// outside (0, 1000].
+std::uint64_t generateWorkloadEvents(std::string_view name, std::uint64_t seed, double size,
+                                     const std::string& path);
+
+}  // namespace strata::tracetools
