@@ -1,5 +1,5 @@
 // Running preload_workload (bench/preload_workload.cpp) as a child process, as preload_table
-// and record_overhead do: the workload variants, and one run with its stdout and resource
+// and record_overhead do: the workload variants and their selection, and one run with its stdout and resource
 // usage collected through the shared child-process helper (toolkit/support/process.hpp).
 #pragma once
 #include <cstdio>
@@ -7,7 +7,9 @@
 #include <utility>
 #include <vector>
 
+#include "proc.hpp"
 #include "process.hpp"
+#include "table_options.hpp"
 
 namespace strata::bench {
 
@@ -55,6 +57,23 @@ inline std::string runFailure(const support::ProcessResult& r) {
   if (!r.started) return "could not start: " + support::describeStatus(r);
   if (r.signal != 0) return "killed by " + support::describeStatus(r);
   return "exit status " + std::to_string(r.exitCode);
+}
+
+// The directory holding this program (preload_workload and the libraries are found from it).
+inline std::string programDirectory() {
+  const std::string dir = support::selfDirectory();
+  return dir.empty() ? "." : dir;
+}
+
+// The workload variants a table program's --workload names (every one without it): its
+// NAME, or NAME-Nt for one thread count. A usage error when none matches.
+inline std::vector<const PreloadWorkload*> choosePreloadWorkloads(const TableProgram& p,
+                                                                  const std::string& only) {
+  std::vector<const PreloadWorkload*> chosen;
+  for (const PreloadWorkload& w : kPreloadWorkloads)
+    if (only.empty() || only == w.name || only == w.label()) chosen.push_back(&w);
+  if (chosen.empty()) tableUsage(p, ("no workload named " + only).c_str());
+  return chosen;
 }
 
 }  // namespace strata::bench

@@ -32,12 +32,12 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "allocator_registry.hpp"
 #include "measure.hpp"
 #include "preload_run.hpp"
-#include "proc.hpp"
 #include "table_options.hpp"
 
 
@@ -47,7 +47,6 @@ using strata::bench::median;
 using strata::registry::Location;
 
 using Workload = strata::bench::PreloadWorkload;
-constexpr auto& kWorkloads = strata::bench::kPreloadWorkloads;
 
 // What one child run gave.
 struct Sample {
@@ -118,12 +117,6 @@ double geomean(const std::vector<double>& v) {
   return n == 0 ? 0.0 : std::exp(logSum / n);
 }
 
-// The directory holding this program (preload_workload is beside it).
-std::string programDirectory() {
-  const std::string dir = strata::support::selfDirectory();
-  return dir.empty() ? "." : dir;
-}
-
 const strata::bench::TableProgram kProgram{
     "preload_table", "preload_table [--quick] [--runs N] [--workload NAME] [--allocator NAME]",
     "churn server grow-shrink tiny (both thread counts), or one variant: churn-1t, tiny-2t, ...",
@@ -139,40 +132,25 @@ std::string ratioText(double r) {
   return buf;
 }
 
-}  // namespace pt
-
-int main(int argc, char** argv) {
-  using namespace pt;
-#if defined(__SANITIZE_ADDRESS__)
-  std::fputs("preload_table: built with AddressSanitizer, which owns malloc; nothing can be "
-             "preloaded into the workload. Use a build without STRATA_SANITIZE.\n",
-             stderr);
-  return 2;
-#endif
-  const strata::bench::TableOptions opt = strata::bench::parseTableOptions(kProgram, argc, argv);
-  const double scale = opt.quick ? 0.05 : 1.0;
-  const std::string program = programDirectory() + "/preload_workload";
-  if (::access(program.c_str(), X_OK) != 0)
-    strata::bench::tableUsage(kProgram, (program + " not found: build preload_workload").c_str());
-
+// The allocators the registry finds; with --allocator, that one and the two baselines the
+// ratios need (glibc, mimalloc).
+std::vector<Location> chooseAllocators(const std::string& only) {
   std::vector<Location> all = strata::registry::locateAll(strata::registry::defaultSearchDirs());
-  if (!opt.allocator.empty()) {
-    // The named allocator and the two baselines the ratios need.
-    if (strata::registry::findAllocator(opt.allocator) == nullptr)
-      strata::bench::tableUsage(kProgram, ("no allocator named " + opt.allocator + " (known: " +
-                                           strata::registry::knownAllocatorNames() + ")")
-                                              .c_str());
-    std::erase_if(all, [&](const Location& l) {
-      return l.info->name != opt.allocator && l.info->name != "glibc" && l.info->name != "mimalloc";
-    });
-  }
-  std::vector<const Workload*> workloads;
-  for (const Workload& w : kWorkloads)
-    if (opt.workload.empty() || opt.workload == w.name || opt.workload == w.label())
-      workloads.push_back(&w);
-  if (workloads.empty())
-    strata::bench::tableUsage(kProgram, ("no workload named " + opt.workload).c_str());
+  if (only.empty()) return all;
+  if (strata::registry::findAllocator(only) == nullptr)
+    strata::bench::tableUsage(kProgram, ("no allocator named " + only + " (known: " +
+                                         strata::registry::knownAllocatorNames() + ")")
+                                            .c_str());
+  std::erase_if(all, [&](const Location& l) {
+    return l.info->name != only && l.info->name != "glibc" && l.info->name != "mimalloc";
+  });
+  return all;
+}
 
+// Prints the table's heading and each allocator with its library or why it is missing;
+// returns the available ones.
+std::vector<const Location*> printAllocators(const std::vector<Location>& all,
+                                             const strata::bench::TableOptions& opt) {
   std::printf("Allocators by LD_PRELOAD: median of %d runs, each a fresh process%s\n", opt.runs,
               opt.quick ? " (--quick: 1/20 size)" : "");
   std::printf("ratios = median over the rounds of the ratio within each round; "
@@ -188,81 +166,128 @@ int main(int argc, char** argv) {
                   strata::registry::howToGet(l).c_str());
     }
   }
-  std::size_t glibc = avail.size(), mimalloc = avail.size();
-  for (std::size_t i = 0; i < avail.size(); ++i) {
-    if (avail[i]->info->name == "glibc") glibc = i;
-    if (avail[i]->info->name == "mimalloc") mimalloc = i;
-  }
+  return avail;
+}
 
-  const auto start = std::chrono::steady_clock::now();
-  // Per allocator, per workload: the three ratios (for the summary).
-  std::vector<std::vector<double>> toGlibc(avail.size()), toMi(avail.size()), rssToGlibc(avail.size());
+// The allocators of a table and, per allocator, per workload, its three ratios (for the
+// summary).
+struct Table {
+  std::vector<const Location*> avail;
+  std::size_t glibc, mimalloc;  // indices in avail; avail.size() when absent
+  std::vector<std::vector<double>> toGlibc, toMi, rssToGlibc;
   bool anyFailed = false;
-  for (const Workload* w : workloads) {
-    // samples[i][round]
-    std::vector<std::vector<Sample>> samples(avail.size());
-    for (int round = 0; round < opt.runs; ++round)
-      for (std::size_t k = 0; k < avail.size(); ++k) {
-        const std::size_t i = (k + static_cast<std::size_t>(round)) % avail.size();
-        samples[i].push_back(runOnce(program, *w, scale, *avail[i]));
-      }
-    std::printf("\n%s — %s\n", w->label().c_str(), w->what);
-    std::printf("%-16s %9s %7s %9s %8s %9s  %s\n", "allocator", "time ms", "/glibc", "/mimalloc",
-                "RSS MiB", "RSS/glibc", "status");
-    for (std::size_t i = 0; i < avail.size(); ++i) {
-      std::vector<double> ms, rss;
-      std::string error;
-      int failed = 0;
-      for (const Sample& s : samples[i]) {
-        if (s.ok) {
-          ms.push_back(s.ms);
-          rss.push_back(s.rss);
-        } else {
-          ++failed;
-          error = s.error;
-        }
-      }
-      const std::string name(avail[i]->info->name);
-      if (ms.empty()) {
-        anyFailed = true;
-        std::printf("%-16s %9s %7s %9s %8s %9s  FAILED in all %d runs: %s\n", name.c_str(), "-",
-                    "-", "-", "-", "-", failed, error.c_str());
-        continue;
-      }
-      const double rg = glibc < avail.size() ? pairedRatio(samples[i], samples[glibc], &Sample::ms) : 0;
-      const double rm =
-          mimalloc < avail.size() ? pairedRatio(samples[i], samples[mimalloc], &Sample::ms) : 0;
-      const double rr =
-          glibc < avail.size() ? pairedRatio(samples[i], samples[glibc], &Sample::rss) : 0;
-      toGlibc[i].push_back(rg);
-      toMi[i].push_back(rm);
-      rssToGlibc[i].push_back(rr);
-      std::string status = "ok";
-      if (failed != 0) {
-        anyFailed = true;
-        status = "ok (" + std::to_string(failed) + " runs failed: " + error + ")";
-      }
-      std::printf("%-16s %9.1f %7s %9s %8.1f %9s  %s\n", name.c_str(), median(ms),
-                  ratioText(rg).c_str(), ratioText(rm).c_str(), median(rss) / kMiB,
-                  ratioText(rr).c_str(), status.c_str());
-    }
-    std::fflush(stdout);
-  }
 
-  std::printf("\nsummary — geometric mean over the %zu workloads of the per-workload ratios\n",
-              workloads.size());
-  std::printf("%-16s %11s %14s %9s\n", "allocator", "time/glibc", "time/mimalloc",
-              "RSS/glibc");
-  for (std::size_t i = 0; i < avail.size(); ++i) {
-    std::string note;
-    if (toGlibc[i].size() != workloads.size())
-      note = "  (over " + std::to_string(toGlibc[i].size()) + " workloads)";
-    std::printf("%-16s %11s %14s %9s%s\n", std::string(avail[i]->info->name).c_str(),
-                ratioText(geomean(toGlibc[i])).c_str(), ratioText(geomean(toMi[i])).c_str(),
-                ratioText(geomean(rssToGlibc[i])).c_str(), note.c_str());
+  explicit Table(std::vector<const Location*> a)
+      : avail(std::move(a)), glibc(avail.size()), mimalloc(avail.size()),
+        toGlibc(avail.size()), toMi(avail.size()), rssToGlibc(avail.size()) {
+    for (std::size_t i = 0; i < avail.size(); ++i) {
+      if (avail[i]->info->name == "glibc") glibc = i;
+      if (avail[i]->info->name == "mimalloc") mimalloc = i;
+    }
   }
+};
+
+// Every allocator once per round, the first one rotating: samples[allocator][round].
+std::vector<std::vector<Sample>> runRounds(const std::string& program, const Workload& w,
+                                           double scale, int runs, const Table& t) {
+  std::vector<std::vector<Sample>> samples(t.avail.size());
+  for (int round = 0; round < runs; ++round)
+    for (std::size_t k = 0; k < t.avail.size(); ++k) {
+      const std::size_t i = (k + static_cast<std::size_t>(round)) % t.avail.size();
+      samples[i].push_back(runOnce(program, w, scale, *t.avail[i]));
+    }
+  return samples;
+}
+
+// One allocator's row of a workload's table; its ratios go into the table for the summary.
+void printRow(Table& t, std::size_t i, const std::vector<std::vector<Sample>>& samples) {
+  std::vector<double> ms, rss;
+  std::string error;
+  int failed = 0;
+  for (const Sample& s : samples[i]) {
+    if (s.ok) {
+      ms.push_back(s.ms);
+      rss.push_back(s.rss);
+    } else {
+      ++failed;
+      error = s.error;
+    }
+  }
+  const std::string name(t.avail[i]->info->name);
+  if (ms.empty()) {
+    t.anyFailed = true;
+    std::printf("%-16s %9s %7s %9s %8s %9s  FAILED in all %d runs: %s\n", name.c_str(), "-", "-",
+                "-", "-", "-", failed, error.c_str());
+    return;
+  }
+  const std::size_t n = t.avail.size();
+  const double rg = t.glibc < n ? pairedRatio(samples[i], samples[t.glibc], &Sample::ms) : 0;
+  const double rm = t.mimalloc < n ? pairedRatio(samples[i], samples[t.mimalloc], &Sample::ms) : 0;
+  const double rr = t.glibc < n ? pairedRatio(samples[i], samples[t.glibc], &Sample::rss) : 0;
+  t.toGlibc[i].push_back(rg);
+  t.toMi[i].push_back(rm);
+  t.rssToGlibc[i].push_back(rr);
+  std::string status = "ok";
+  if (failed != 0) {
+    t.anyFailed = true;
+    status = "ok (" + std::to_string(failed) + " runs failed: " + error + ")";
+  }
+  std::printf("%-16s %9.1f %7s %9s %8.1f %9s  %s\n", name.c_str(), median(ms),
+              ratioText(rg).c_str(), ratioText(rm).c_str(), median(rss) / kMiB,
+              ratioText(rr).c_str(), status.c_str());
+}
+
+// Runs one workload on every allocator and prints its table.
+void workloadTable(Table& t, const std::string& program, const Workload& w, double scale,
+                   int runs) {
+  const std::vector<std::vector<Sample>> samples = runRounds(program, w, scale, runs, t);
+  std::printf("\n%s — %s\n", w.label().c_str(), w.what);
+  std::printf("%-16s %9s %7s %9s %8s %9s  %s\n", "allocator", "time ms", "/glibc", "/mimalloc",
+              "RSS MiB", "RSS/glibc", "status");
+  for (std::size_t i = 0; i < t.avail.size(); ++i) printRow(t, i, samples);
+  std::fflush(stdout);
+}
+
+// The summary: per allocator the geometric mean of each ratio over the workloads.
+void printSummary(const Table& t, std::size_t workloads) {
+  std::printf("\nsummary — geometric mean over the %zu workloads of the per-workload ratios\n",
+              workloads);
+  std::printf("%-16s %11s %14s %9s\n", "allocator", "time/glibc", "time/mimalloc", "RSS/glibc");
+  for (std::size_t i = 0; i < t.avail.size(); ++i) {
+    std::string note;
+    if (t.toGlibc[i].size() != workloads)
+      note = "  (over " + std::to_string(t.toGlibc[i].size()) + " workloads)";
+    std::printf("%-16s %11s %14s %9s%s\n", std::string(t.avail[i]->info->name).c_str(),
+                ratioText(geomean(t.toGlibc[i])).c_str(), ratioText(geomean(t.toMi[i])).c_str(),
+                ratioText(geomean(t.rssToGlibc[i])).c_str(), note.c_str());
+  }
+}
+
+}  // namespace pt
+
+int main(int argc, char** argv) {
+  using namespace pt;
+#if defined(__SANITIZE_ADDRESS__)
+  std::fputs("preload_table: built with AddressSanitizer, which owns malloc; nothing can be "
+             "preloaded into the workload. Use a build without STRATA_SANITIZE.\n",
+             stderr);
+  return 2;
+#endif
+  const strata::bench::TableOptions opt = strata::bench::parseTableOptions(kProgram, argc, argv);
+  const double scale = opt.quick ? 0.05 : 1.0;
+  const std::string program = strata::bench::programDirectory() + "/preload_workload";
+  if (::access(program.c_str(), X_OK) != 0)
+    strata::bench::tableUsage(kProgram, (program + " not found: build preload_workload").c_str());
+  const std::vector<Location> all = chooseAllocators(opt.allocator);
+  const std::vector<const Workload*> workloads =
+      strata::bench::choosePreloadWorkloads(kProgram, opt.workload);
+
+  Table table(printAllocators(all, opt));
+  const auto start = std::chrono::steady_clock::now();
+  for (const Workload* w : workloads) workloadTable(table, program, *w, scale, opt.runs);
+  printSummary(table, workloads.size());
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::printf("\n(%.0f s)\n", seconds);
-  return anyFailed ? 1 : 0;
+  return table.anyFailed ? 1 : 0;
 }

@@ -24,15 +24,13 @@
 // Output on stdout, for the driver: "time_ms T" (the workload only, process start-up and
 // table set-up excluded) and "malloc PATH" (the object that defines malloc in this process,
 // so the driver can check the preload took effect). A content check failing exits 3, an
-// allocation failing exits 4, a bad command line exits 2.
+// allocation failing exits 4, a bad command line exits 2. The objects and their checks, and
+// the server workload, are in preload_workload/.
 #include <dlfcn.h>
-#include <sched.h>
 
 #include <algorithm>
-#include <atomic>
 #include <barrier>
 #include <chrono>
-#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -41,96 +39,10 @@
 #include <thread>
 #include <vector>
 
-namespace {
+#include "preload_workload/objects.hpp"
+#include "preload_workload/server.hpp"
 
-// A small fast generator (splitmix64): deterministic per seed, nothing allocated.
-class Rng {
- public:
-  explicit Rng(std::uint64_t seed) : s_(seed) {}
-  std::uint64_t next() {
-    std::uint64_t z = (s_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  // Uniform in [0, n).
-  std::size_t below(std::size_t n) { return static_cast<std::size_t>(next() % n); }
-  // Log-uniform in [lo, hi].
-  std::size_t logUniform(std::size_t lo, std::size_t hi) {
-    const double u = static_cast<double>(next() >> 11) / 9007199254740992.0;
-    const double v = std::exp(std::log(static_cast<double>(lo)) +
-                              u * (std::log(static_cast<double>(hi) + 1) - std::log(lo)));
-    return std::min(hi, static_cast<std::size_t>(v));
-  }
-  // A nonzero byte to fill an object with.
-  std::uint8_t tag() { return static_cast<std::uint8_t>(1 + next() % 255); }
-
- private:
-  std::uint64_t s_;
-};
-
-// A table of sizes drawn before the clock starts (logUniform costs an exp and a log, more
-// than some of the allocations it sizes), replayed cyclically.
-class Sizes {
- public:
-  template <class Draw>
-  Sizes(Rng& rng, Draw draw) : table_(kCount) {
-    for (auto& s : table_) s = static_cast<std::uint32_t>(draw(rng));
-  }
-  std::size_t next() { return table_[i_++ & (kCount - 1)]; }
-
- private:
-  static constexpr std::size_t kCount = 1 << 16;
-  std::vector<std::uint32_t> table_;
-  std::size_t i_ = 0;
-};
-
-// One live object: where, how big, and the byte it was filled with.
-struct Object {
-  unsigned char* p = nullptr;
-  std::uint32_t n = 0;
-  std::uint8_t tag = 0;
-};
-
-// Keeps the compiler from pairing a malloc with its free and removing both.
-inline void escape(void* p) { asm volatile("" : : "r"(p) : "memory"); }
-
-// Reports what went wrong and ends the process with `code` (no destructors, no frees).
-[[noreturn]] void die(int code, const char* what) {
-  std::fprintf(stderr, "preload_workload: %s\n", what);
-  std::fflush(stderr);
-  std::_Exit(code);
-}
-
-// Allocates n bytes and fills them with the tag: the bytes a program would write.
-Object make(std::size_t n, std::uint8_t tag) {
-  auto* p = static_cast<unsigned char*>(std::malloc(n));
-  if (p == nullptr) die(4, "malloc returned NULL");
-  escape(p);
-  std::memset(p, tag, n);
-  return {p, static_cast<std::uint32_t>(n), tag};
-}
-
-// Checks that every byte still holds the tag, a word at a time (the loop vectorises);
-// exits with status 3 if one does not.
-void check(const Object& o) {
-  const std::uint64_t word = 0x0101010101010101ull * o.tag;
-  std::uint64_t diff = 0;
-  std::size_t i = 0;
-  for (; i + 8 <= o.n; i += 8) {
-    std::uint64_t w;
-    std::memcpy(&w, o.p + i, 8);
-    diff |= w ^ word;
-  }
-  for (; i < o.n; ++i) diff |= o.p[i] ^ o.tag;
-  if (diff != 0) die(3, "an object's contents changed while it was live");
-}
-
-// What a program does with an object at the end of its life: reads it, then frees it.
-void checkAndFree(const Object& o) {
-  check(o);
-  std::free(o.p);
-}
+namespace pw {
 
 // ---- churn ----------------------------------------------------------------------------
 
@@ -164,108 +76,6 @@ struct Churn {
     for (auto& o : slots) checkAndFree(o);
   }
 };
-
-// ---- server ---------------------------------------------------------------------------
-
-// A single-producer single-consumer ring of requests (fixed array, no allocation).
-class Ring {
- public:
-  bool push(const Object& o) {
-    const std::size_t t = tail_.load(std::memory_order_relaxed);
-    if (t - head_.load(std::memory_order_acquire) == kCap) return false;
-    slots_[t & (kCap - 1)] = o;
-    tail_.store(t + 1, std::memory_order_release);
-    return true;
-  }
-  bool pop(Object& o) {
-    const std::size_t h = head_.load(std::memory_order_relaxed);
-    if (h == tail_.load(std::memory_order_acquire)) return false;
-    o = slots_[h & (kCap - 1)];
-    head_.store(h + 1, std::memory_order_release);
-    return true;
-  }
-
- private:
-  static constexpr std::size_t kCap = 1024;
-  Object slots_[kCap];
-  alignas(64) std::atomic<std::size_t> head_{0};
-  alignas(64) std::atomic<std::size_t> tail_{0};
-};
-
-// One side of the server: its request sizes, scratch sizes and number of requests.
-struct ServerSide {
-  Rng rng;
-  Sizes requests, scratch;
-  std::size_t count;
-  ServerSide(std::uint64_t seed, double scale)
-      : rng(seed),
-        requests(rng, [](Rng& r) {
-          return r.below(16) == 0 ? r.logUniform(4096, 32768) : r.logUniform(32, 1024);
-        }),
-        scratch(rng, [](Rng& r) { return r.logUniform(64, 256); }),
-        count(static_cast<std::size_t>(1000000 * scale)) {}
-
-  // Builds one request: a short-lived scratch object used and dropped while building it.
-  Object request() {
-    const Object tmp = make(scratch.next(), rng.tag());
-    const Object r = make(requests.next(), static_cast<std::uint8_t>(tmp.tag % 255 + 1));
-    checkAndFree(tmp);
-    return r;
-  }
-};
-
-// Two threads: each sends `count` requests to the other and frees the other's requests.
-// A thread whose outgoing ring is full serves its incoming ring meanwhile, so neither waits
-// for the other forever.
-void serverTwoThreads(ServerSide (&sides)[2]) {
-  static Ring rings[2];
-  auto body = [&](int me) {
-    ServerSide& s = sides[me];
-    Ring& out = rings[me];
-    Ring& in = rings[1 - me];
-    const std::size_t expected = sides[1 - me].count;
-    std::size_t received = 0;
-    Object o;
-    auto serve = [&] {
-      bool any = false;
-      while (in.pop(o)) {
-        checkAndFree(o);
-        ++received;
-        any = true;
-      }
-      return any;
-    };
-    for (std::size_t i = 0; i < s.count; ++i) {
-      const Object r = s.request();
-      while (!out.push(r))
-        if (!serve()) sched_yield();
-      if ((i & 15) == 15) serve();
-    }
-    while (received < expected)
-      if (!serve()) sched_yield();
-  };
-  std::thread other(body, 1);
-  body(0);
-  other.join();
-}
-
-// One thread: the requests of both sides go through one FIFO of the same depth, each
-// freed when the FIFO is full (oldest first).
-void serverOneThread(ServerSide (&sides)[2]) {
-  static Ring ring;
-  Object o;
-  for (ServerSide& s : sides) {
-    for (std::size_t i = 0; i < s.count; ++i) {
-      const Object r = s.request();
-      if (!ring.push(r)) {
-        ring.pop(o);
-        checkAndFree(o);
-        ring.push(r);
-      }
-    }
-  }
-  while (ring.pop(o)) checkAndFree(o);
-}
 
 // ---- grow-shrink ----------------------------------------------------------------------
 
@@ -379,9 +189,10 @@ double timeCopies(int threads, double scale) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-}  // namespace
+}  // namespace pw
 
 int main(int argc, char** argv) {
+  using namespace pw;
   if (argc != 4) die(2, "usage: preload_workload churn|server|grow-shrink|tiny THREADS SCALE");
   const std::string name = argv[1];
   const int threads = std::atoi(argv[2]);

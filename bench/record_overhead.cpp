@@ -30,7 +30,8 @@
 
 #include "measure.hpp"
 #include "preload_run.hpp"
-#include "proc.hpp"
+#include "record_session.hpp"
+#include "strata/record/environment.hpp"
 #include "strata/trace/reader.hpp"
 #include "table_options.hpp"
 
@@ -38,7 +39,6 @@
 namespace ro {
 
 using Workload = strata::bench::PreloadWorkload;
-constexpr auto& kWorkloads = strata::bench::kPreloadWorkloads;
 
 // One run: the workload's time, and for a recorded run the trace's figures.
 struct Sample {
@@ -48,12 +48,6 @@ struct Sample {
   unsigned long long events = 0, bytes = 0, sites = 0;
   std::string error;
 };
-
-// The directory holding this program.
-std::string programDirectory() {
-  const std::string dir = strata::support::selfDirectory();
-  return dir.empty() ? "." : dir;
-}
 
 // Reads a trace back: its event count and size. False (with why) when it does not read.
 bool readTraceFigures(const std::string& path, Sample& s) {
@@ -90,12 +84,14 @@ Sample runOnce(const std::string& program, const Workload& w, double scale,
   std::vector<std::string> add;
   if (!recorder.empty()) {
     add.push_back("LD_PRELOAD=" + recorder);
-    add.push_back("STRATA_TRACE_FILE=" + tracePath);
-    if (sites) add.push_back("STRATA_TRACE_SITES=1");
+    strata::record::RecordSettings settings;
+    settings.sites = sites;
+    for (std::string& e : strata::record::recorderEnvironment(tracePath, settings))
+      add.push_back(std::move(e));
   }
+  namespace env = strata::record::env;
   const strata::support::ProcessResult run = strata::bench::runPreloadWorkload(
-      program, w, scale,
-      {"LD_PRELOAD", "STRATA_TRACE_FILE", "STRATA_TRACE_PID", "STRATA_TRACE_SITES"}, add);
+      program, w, scale, {"LD_PRELOAD", env::kFile, env::kOwnerPid, env::kSites}, add);
   s.cpuMs = run.cpuSeconds() * 1e3;
   s.error = strata::bench::runFailure(run);
   if (!s.error.empty()) return s;
@@ -128,33 +124,23 @@ const strata::bench::TableProgram kProgram{
     "churn server grow-shrink tiny (both thread counts), or one variant: churn-1t, tiny-2t, ...",
     "preload_workload with and without the recorder: time ratio and trace size", false};
 
-}  // namespace ro
-
-int main(int argc, char** argv) {
-  using namespace ro;
-#if defined(__SANITIZE_ADDRESS__)
-  std::fputs("record_overhead: built with AddressSanitizer, which owns malloc; nothing can be "
-             "preloaded. Use a build without STRATA_SANITIZE.\n",
-             stderr);
-  return 2;
-#endif
-  // --sites is this program's own; the rest is the table programs' common command line.
+// Takes --sites, this program's own option, out of the command line: whether it was given,
+// and the rest (argv[0] included) for the table programs' common parser.
+bool takeSitesOption(int argc, char** argv, std::vector<char*>& rest) {
   bool sites = false;
-  std::vector<char*> args;
   for (int i = 0; i < argc; ++i) {
     if (i > 0 && std::strcmp(argv[i], "--sites") == 0) {
       sites = true;
     } else {
-      args.push_back(argv[i]);
+      rest.push_back(argv[i]);
     }
   }
-  const strata::bench::TableOptions opt =
-      strata::bench::parseTableOptions(kProgram, static_cast<int>(args.size()), args.data());
-  const double scale = opt.quick ? 0.05 : 1.0;
-  const std::string dir = programDirectory();
-  const std::string program = dir + "/preload_workload";
-  if (::access(program.c_str(), X_OK) != 0)
-    strata::bench::tableUsage(kProgram, (program + " not found: build preload_workload").c_str());
+  return sites;
+}
+
+// The recorder: $STRATA_LIB_DIR/libstrata-record.so, else <dir>/../lib/; a usage error
+// when it is not there.
+std::string recorderPath(const std::string& dir) {
   const char* libDir = std::getenv("STRATA_LIB_DIR");
   const std::string recorder =
       std::string(libDir != nullptr && libDir[0] != '\0' ? libDir : dir + "/../lib") +
@@ -162,22 +148,14 @@ int main(int argc, char** argv) {
   if (::access(recorder.c_str(), R_OK) != 0)
     strata::bench::tableUsage(kProgram,
                               (recorder + " not found: build the CMake target strata_record").c_str());
-  char tmpl[] = "/tmp/record-overhead-XXXXXX";
-  if (::mkdtemp(tmpl) == nullptr) {
-    std::perror("record_overhead: mkdtemp");
-    return 1;
-  }
-  const std::string tracePath = std::string(tmpl) + "/w.trace";
+  return recorder;
+}
 
-  std::vector<const Workload*> workloads;
-  for (const Workload& w : kWorkloads)
-    if (opt.workload.empty() || opt.workload == w.name || opt.workload == w.label())
-      workloads.push_back(&w);
-  if (workloads.empty()) strata::bench::tableUsage(kProgram, ("no workload named " + opt.workload).c_str());
-
+// The table's heading: what is measured, with which recorder and clock, and the columns.
+void printHeading(const strata::bench::TableOptions& opt, const std::string& recorder, bool sites) {
   std::printf("Recording overhead on preload_workload (glibc malloc): median of %d rounds%s\n",
               opt.runs, opt.quick ? " (--quick: 1/20 size)" : "");
-  const char* clock = std::getenv("STRATA_TRACE_CLOCK");
+  const char* clock = std::getenv(strata::record::env::kClock);
   std::printf("recorder: %s, clock %s (STRATA_TRACE_CLOCK), allocation sites %s\n",
               recorder.c_str(),
               clock != nullptr ? clock : "default: tsc where the kernel's clocksource is the TSC",
@@ -188,46 +166,91 @@ int main(int argc, char** argv) {
   std::printf("%-15s %9s %9s %6s %6s %10s %9s %8s %9s%s\n", "workload", "plain ms", "rec. ms",
               "ratio", "cpu", "events", "trace MiB", "B/event", "Mevents/s",
               sites ? "    sites" : "");
-  int failures = 0;
-  for (const Workload* w : workloads) {
-    std::vector<double> plain, rec, ratios, cpuRatios;
-    Sample last;
-    std::string error;
-    for (int round = 0; round < opt.runs; ++round) {
-      // Alternate which goes first, so drift in the machine's speed cancels.
-      Sample p, r;
-      if (round % 2 == 0) {
-        p = runOnce(program, *w, scale, "", tracePath, sites);
-        r = runOnce(program, *w, scale, recorder, tracePath, sites);
-      } else {
-        r = runOnce(program, *w, scale, recorder, tracePath, sites);
-        p = runOnce(program, *w, scale, "", tracePath, sites);
-      }
-      if (!p.ok || !r.ok) {
-        error = !p.ok ? "plain: " + p.error : "recorded: " + r.error;
-        continue;
-      }
-      plain.push_back(p.ms);
-      rec.push_back(r.ms);
-      ratios.push_back(r.ms / p.ms);
-      cpuRatios.push_back(r.cpuMs / p.cpuMs);
-      last = r;
+}
+
+// What a table run needs to run preload_workload with and without the recorder.
+struct Setup {
+  std::string program, recorder, tracePath;
+  double scale;
+  int runs;
+  bool sites;
+};
+
+// Runs one workload plain and recorded in each round and prints its row; false if no round
+// gave both.
+bool workloadRow(const Setup& su, const Workload& w) {
+  std::vector<double> plain, rec, ratios, cpuRatios;
+  Sample last;
+  std::string error;
+  for (int round = 0; round < su.runs; ++round) {
+    // Alternate which goes first, so drift in the machine's speed cancels.
+    Sample p, r;
+    if (round % 2 == 0) {
+      p = runOnce(su.program, w, su.scale, "", su.tracePath, su.sites);
+      r = runOnce(su.program, w, su.scale, su.recorder, su.tracePath, su.sites);
+    } else {
+      r = runOnce(su.program, w, su.scale, su.recorder, su.tracePath, su.sites);
+      p = runOnce(su.program, w, su.scale, "", su.tracePath, su.sites);
     }
-    if (ratios.empty()) {
-      std::printf("%-15s failed: %s\n", w->label().c_str(), error.c_str());
-      ++failures;
+    if (!p.ok || !r.ok) {
+      error = !p.ok ? "plain: " + p.error : "recorded: " + r.error;
       continue;
     }
-    const double recMs = strata::bench::median(rec);
-    std::printf("%-15s %9.1f %9.1f %6.2f %6.2f %10llu %9.1f %8.2f %9.1f", w->label().c_str(),
-                strata::bench::median(plain), recMs, strata::bench::median(ratios),
-                strata::bench::median(cpuRatios), last.events,
-                static_cast<double>(last.bytes) / (1024.0 * 1024.0),
-                static_cast<double>(last.bytes) / static_cast<double>(last.events),
-                static_cast<double>(last.events) / (recMs * 1000.0));
-    if (sites) std::printf(" %8llu", last.sites);
-    std::printf("\n");
+    plain.push_back(p.ms);
+    rec.push_back(r.ms);
+    ratios.push_back(r.ms / p.ms);
+    cpuRatios.push_back(r.cpuMs / p.cpuMs);
+    last = r;
   }
+  if (ratios.empty()) {
+    std::printf("%-15s failed: %s\n", w.label().c_str(), error.c_str());
+    return false;
+  }
+  const double recMs = strata::bench::median(rec);
+  std::printf("%-15s %9.1f %9.1f %6.2f %6.2f %10llu %9.1f %8.2f %9.1f", w.label().c_str(),
+              strata::bench::median(plain), recMs, strata::bench::median(ratios),
+              strata::bench::median(cpuRatios), last.events,
+              static_cast<double>(last.bytes) / (1024.0 * 1024.0),
+              static_cast<double>(last.bytes) / static_cast<double>(last.events),
+              static_cast<double>(last.events) / (recMs * 1000.0));
+  if (su.sites) std::printf(" %8llu", last.sites);
+  std::printf("\n");
+  return true;
+}
+
+}  // namespace ro
+
+int main(int argc, char** argv) {
+  using namespace ro;
+#if defined(__SANITIZE_ADDRESS__)
+  std::fputs("record_overhead: built with AddressSanitizer, which owns malloc; nothing can be "
+             "preloaded. Use a build without STRATA_SANITIZE.\n",
+             stderr);
+  return 2;
+#endif
+  std::vector<char*> args;
+  const bool sites = takeSitesOption(argc, argv, args);
+  const strata::bench::TableOptions opt =
+      strata::bench::parseTableOptions(kProgram, static_cast<int>(args.size()), args.data());
+  const std::string dir = strata::bench::programDirectory();
+  const std::string program = dir + "/preload_workload";
+  if (::access(program.c_str(), X_OK) != 0)
+    strata::bench::tableUsage(kProgram, (program + " not found: build preload_workload").c_str());
+  const std::string recorder = recorderPath(dir);
+  char tmpl[] = "/tmp/record-overhead-XXXXXX";
+  if (::mkdtemp(tmpl) == nullptr) {
+    std::perror("record_overhead: mkdtemp");
+    return 1;
+  }
+  const Setup setup{program, recorder, std::string(tmpl) + "/w.trace", opt.quick ? 0.05 : 1.0,
+                    opt.runs, sites};
+  const std::vector<const Workload*> workloads =
+      strata::bench::choosePreloadWorkloads(kProgram, opt.workload);
+
+  printHeading(opt, recorder, sites);
+  int failures = 0;
+  for (const Workload* w : workloads)
+    if (!workloadRow(setup, *w)) ++failures;
   ::rmdir(tmpl);
   return failures == 0 ? 0 : 1;
 }

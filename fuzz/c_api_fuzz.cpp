@@ -87,6 +87,10 @@ void reapsGone(Run& r, const std::vector<bool>& gone, const std::vector<bool>& d
   }
 }
 
+// One operation of the reap C API, chosen by the next input byte, and its check against the
+// model. A switch over every operation, kept whole (longer than 80 lines) on purpose: each
+// case is a few lines, and the whole model of the API reads in one place; split, it would be
+// a dozen one-use functions.
 void reapOp(Run& r, Input& in) {
   const std::uint8_t op = in.byte() % 12;
   if (op == 0 || pickSlot(r.reaps, 0) < 0) {

@@ -40,6 +40,9 @@ class Obstacks {
     strata_obstack_alloc_failed_handler = obstackFailedHandler;
   }
 
+  // One obstack operation on a slot, chosen by the next input byte, checked against the
+  // model. A switch over every operation of the obstack API, kept whole (longer than 80
+  // lines) on purpose: each case is short, and the model reads in one place.
   void op(Input& in) {
     const std::uint8_t op = in.byte() % 16;
     const int s = in.byte() % kSlots;

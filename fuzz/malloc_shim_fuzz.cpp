@@ -119,6 +119,9 @@ class Driver {
   }
 
  private:
+  // One allocation call through the shim, chosen by the next input byte, checked against the
+  // live objects. A switch over every entry point, kept whole (longer than 80 lines) on
+  // purpose: each case is a few lines, and the entry points read side by side.
   void step(Input& in) {
     const std::uint8_t op = in.byte();
     const std::size_t page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));

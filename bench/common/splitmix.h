@@ -1,5 +1,6 @@
-/* splitmix64 for the benchmark programs in C (bench/dropin, bench/fidelity): tiny, fast,
- * and the same sequence on every machine, so every allocator sees the same requests. */
+/* splitmix64 for the benchmark programs (bench/dropin and bench/fidelity in C, and
+ * preload_workload): tiny, fast, and the same sequence on every machine, so every allocator
+ * sees the same requests. */
 #ifndef STRATA_BENCH_SPLITMIX_H
 #define STRATA_BENCH_SPLITMIX_H
 

@@ -51,13 +51,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #define SLOTS 4096
-#define MAX_THREADS 64
 #define LOCAL 16
 #define MAX_SAMPLES (1 << 18)
 #define CHILD_TIMEOUT_S 30
@@ -82,7 +80,7 @@ struct worker {
   int running;
   uint64_t seed;
 };
-static struct worker workers[MAX_THREADS];
+static struct worker workers[SOAK_MAX_THREADS];
 
 /* One visit of a random table slot. */
 static void visit(uint64_t* rng) {
@@ -277,56 +275,7 @@ static void drain(void) {
     if (table[i].obj.p != NULL) soak_release(&table[i].obj, &rng, "at the end");
 }
 
-#define REFILL_MIB 48
-
-/* Allocates REFILL_MIB MiB of objects from the mix (each checked), then frees them: returns
- * non-NULL if every allocation succeeded. Run on a thread of its own, as a new thread of a
- * program that freed everything would; soak_pressure says whether a refusal is a failure. */
-static void* refill(void* unused) {
-  (void)unused;
-  size_t want = (size_t)REFILL_MIB << 20, got = 0, count = 0, cap = 1 << 16;
-  static struct soak_obj objs[1 << 16];
-  uint64_t rng = 77;
-  int ok = 1;
-  for (; ok && got < want && count < cap; ++count) {
-    if (!soak_alloc(&objs[count], &rng)) ok = 0;
-    else got += objs[count].n;
-  }
-  for (size_t i = 0; i < count; ++i)
-    if (objs[i].p != NULL) soak_release(&objs[i], &rng, "refilling the heap");
-  return ok && got >= want ? (void*)1 : NULL;
-}
-
-static int refill_on_a_thread(void) {
-  pthread_t t;
-  void* ok = NULL;
-  if (pthread_create(&t, NULL, refill, NULL) != 0) return 0;
-  pthread_join(t, &ok);
-  return ok != NULL;
-}
-
 /* ---- the run ---- */
-
-static void usage(const char* prog, const char* why, int status) {
-  fprintf(status ? stderr : stdout,
-          "%s: %s\nusage: %s [--seconds N] [--threads N] [--churn-ops N] [--fork-ms MS]\n"
-          "       %*s [--rss FILE] [--malloc-stats] [--pressure [--limit-mib MIB]]\n",
-          prog, why, prog, (int)strlen(prog), "");
-  exit(status);
-}
-
-/* A whole number in [lo, hi] from a command-line argument, or the usage message. */
-static long number(const char* prog, const char* opt, const char* text, long lo, long hi) {
-  char* end;
-  errno = 0;
-  long v = text ? strtol(text, &end, 10) : 0;
-  if (!text || errno || *end || end == text || v < lo || v > hi) {
-    char why[128];
-    snprintf(why, sizeof why, "%s wants a number from %ld to %ld", opt, lo, hi);
-    usage(prog, why, 2);
-  }
-  return v;
-}
 
 static long rss_samples[MAX_SAMPLES];
 
@@ -338,137 +287,113 @@ static long peak_of(long from, long to) {
   return m;
 }
 
-int main(int argc, char** argv) {
-  long seconds = 60, fork_ms = 1000, limit_mib = 96;
-  const char* rss_path = NULL;
-  int pressure_mode = 0, malloc_stats_too = 0;
-  for (int i = 1; i < argc; ++i) {
-    const char* a = argv[i];
-    if (!strcmp(a, "--seconds")) seconds = number(argv[0], a, argv[++i < argc ? i : 0], 1, 1L << 30);
-    else if (!strcmp(a, "--threads")) nthreads = (int)number(argv[0], a, argv[++i < argc ? i : 0], 1, MAX_THREADS);
-    else if (!strcmp(a, "--churn-ops")) churn_ops = number(argv[0], a, argv[++i < argc ? i : 0], 0, 1L << 40);
-    else if (!strcmp(a, "--fork-ms")) fork_ms = number(argv[0], a, argv[++i < argc ? i : 0], 0, 1L << 30);
-    else if (!strcmp(a, "--limit-mib")) limit_mib = number(argv[0], a, argv[++i < argc ? i : 0], 1, 1L << 30);
-    else if (!strcmp(a, "--rss") && i + 1 < argc) rss_path = argv[++i];
-    else if (!strcmp(a, "--pressure")) pressure_mode = 1;
-    else if (!strcmp(a, "--malloc-stats")) malloc_stats_too = 1;
-    else if (!strcmp(a, "--help") || !strcmp(a, "-h")) usage(argv[0], "a soak run of malloc (see bench/README.md)", 0);
-    else usage(argv[0], "unknown argument", 2);
-  }
-  int rss_fd = -1;
-  if (rss_path && (rss_fd = open(rss_path, O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0) {
-    fprintf(stderr, "%s: cannot write %s: %s\n", argv[0], rss_path, strerror(errno));
-    return 2;
-  }
-  soak_pressure = pressure_mode;
-  soak_init_ops();
-  for (int i = 0; i < SLOTS; ++i) pthread_mutex_init(&table[i].lock, NULL);
+/* What the sampling saw: the RSS peak, the peak in use (RSS - LazyFree), the samples of
+ * the latter in rss_samples; then the RSS bound's figures (rss_bound_ok). */
+struct sampled {
+  long nsamples, peak, peak_used;
+  long first, last, bound;
+};
 
-  /* --pressure: the limit is set, then the program runs itself again under it, so that the
-   * allocator meets the limit from its first request, as in a program started under
-   * `ulimit -v` (an allocator that reserved its address space before the limit would never
-   * feel it). The limit may lie below what the first image has mapped: only new mappings
-   * count. */
-  struct rlimit limit;
-  getrlimit(RLIMIT_AS, &limit);
-  if (pressure_mode && !getenv("SOAK_UNDER_LIMIT")) {
-    limit.rlim_cur = (rlim_t)limit_mib << 20;
-    if (limit.rlim_max != RLIM_INFINITY && limit.rlim_cur > limit.rlim_max)
-      limit.rlim_cur = limit.rlim_max;
-    if (setrlimit(RLIMIT_AS, &limit) != 0 || setenv("SOAK_UNDER_LIMIT", "1", 1) != 0) {
-      fprintf(stderr, "%s: cannot set RLIMIT_AS: %s\n", argv[0], strerror(errno));
-      return 2;
-    }
-    execv("/proc/self/exe", argv);
-    fprintf(stderr, "%s: cannot run itself again: %s\n", argv[0], strerror(errno));
-    return 2;
-  }
+/* The mix for o->seconds: the main thread replaces finished workers, forks every
+ * o->fork_ms, and samples the memory every second (to rss_fd as well, if open). */
+static void run_mix(const struct soak_options* o, int rss_fd, struct sampled* m) {
   long vm_kib, rss_kib, lazy_kib;
-  memory_kib(&vm_kib, &rss_kib, &lazy_kib);
-  if (pressure_mode) {
-    printf("soak: RLIMIT_AS %ld MiB from the start (address space now %ld MiB)\n",
-           (long)(limit.rlim_cur >> 20), vm_kib / 1024);
-    fflush(stdout);
-  }
-
-  double start = now(), next_sample = start + 1, next_fork = start + fork_ms / 1000.0;
-  long nsamples = 0, peak = 0, peak_used = 0;
+  double start = now(), next_sample = start + 1, next_fork = start + o->fork_ms / 1000.0;
   churn(1);
-  while (now() - start < (double)seconds) {
+  while (now() - start < (double)o->seconds) {
     nanosleep(&(struct timespec){0, 10000000}, NULL);
     churn(1);
     double t = now();
-    if (fork_ms > 0 && t >= next_fork) {
+    if (o->fork_ms > 0 && t >= next_fork) {
       fork_once();
-      next_fork = now() + fork_ms / 1000.0;
+      next_fork = now() + o->fork_ms / 1000.0;
     }
     if (t >= next_sample) {
       memory_kib(&vm_kib, &rss_kib, &lazy_kib);
-      if (nsamples < MAX_SAMPLES) rss_samples[nsamples++] = rss_kib - lazy_kib;
-      if (rss_kib > peak) peak = rss_kib;
-      if (rss_kib - lazy_kib > peak_used) peak_used = rss_kib - lazy_kib;
+      if (m->nsamples < MAX_SAMPLES) rss_samples[m->nsamples++] = rss_kib - lazy_kib;
+      if (rss_kib > m->peak) m->peak = rss_kib;
+      if (rss_kib - lazy_kib > m->peak_used) m->peak_used = rss_kib - lazy_kib;
       if (rss_fd >= 0)
         dprintf(rss_fd, "%.0f %ld %ld %ld %ld\n", t - start, rss_kib, lazy_kib, vm_kib,
                 atomic_load(&ops_done));
       next_sample += 1;
     }
   }
-  atomic_store(&stopping, 1);
-  for (int i = 0; i < nthreads; ++i)
-    if (workers[i].running) pthread_join(workers[i].thread, NULL);
-  if (malloc_stats_too) malloc_stats();  /* the allocator's books, to stderr */
-  drain();
-  if (rss_fd >= 0) close(rss_fd);
+}
 
-  int ok = 1;
-  const char* recovered = "n/a";
-  long enomem = atomic_load(&soak_enomem), enomem_small = atomic_load(&soak_enomem_small);
-  if (pressure_mode) {
-    soak_pressure = 2;  /* refusals still allowed under the limit, but no huge requests */
-    int under_limit = refill_on_a_thread();
-    limit.rlim_cur = limit.rlim_max;
-    setrlimit(RLIMIT_AS, &limit);
-    soak_pressure = 0;  /* with the limit lifted a refusal is a failure */
-    long errors_before = atomic_load(&soak_errors);
-    int lifted = refill_on_a_thread() && atomic_load(&soak_errors) == errors_before;
-    recovered = under_limit ? "yes" : lifted ? "after-lifting-limit" : "no";
-    if (!lifted) {
-      fprintf(stderr, "FAIL the heap did not give %d MiB again with the limit lifted\n",
-              REFILL_MIB);
-      ok = 0;
-    }
-    if (enomem_small == 0) {
-      fprintf(stderr, "FAIL no request of at most 4 MiB was refused: --limit-mib %ld is too "
-                      "generous to test anything\n", limit_mib);
-      ok = 0;
-    }
-  }
-
-  /* The RSS bound (see the top of the file), on the peaks of the first and last tenth. */
-  long tenth = nsamples >= 10 ? nsamples / 10 : 1;
-  long first = nsamples ? peak_of(0, tenth) : 0;
-  long last = nsamples ? peak_of(nsamples - tenth, nsamples) : 0;
-  long bound = first + first / 2 + 64 * 1024;
-  if (!pressure_mode && nsamples > 0 && last > bound) {
+/* The RSS bound (see the top of the file), on the peaks in use of the first and last
+ * tenth: 1 if it holds (always outside the normal mode, or without samples). */
+static int rss_bound_ok(struct sampled* m, int pressure_mode) {
+  long tenth = m->nsamples >= 10 ? m->nsamples / 10 : 1;
+  m->first = m->nsamples ? peak_of(0, tenth) : 0;
+  m->last = m->nsamples ? peak_of(m->nsamples - tenth, m->nsamples) : 0;
+  m->bound = m->first + m->first / 2 + 64 * 1024;
+  if (!pressure_mode && m->nsamples > 0 && m->last > m->bound) {
     fprintf(stderr, "FAIL RSS grew: the last tenth peaked at %ld KiB in use, above 1.5 x %ld + 64 MiB\n",
-            last, first);
-    ok = 0;
+            m->last, m->first);
+    return 0;
   }
-  if (atomic_load(&soak_errors) != 0) ok = 0;
-  if (atomic_load(&ops_done) == 0) {
-    fprintf(stderr, "FAIL no operation was done\n");
-    ok = 0;
-  }
+  return 1;
+}
 
+/* The calls per entry point and the result line. */
+static void report(const struct soak_options* o, const struct sampled* m, long enomem,
+                   long enomem_small,
+                   const char* recovered, int ok) {
   printf("calls:");
   for (int i = 0; i < SOAK_KINDS + 8; ++i)
     if (*soak_call_name(i)) printf(" %s=%ld", soak_call_name(i), atomic_load(&soak_calls[i]));
   printf("\nsoak-result mode=%s seconds=%ld threads=%d ops=%ld forks=%ld threads_started=%ld "
          "thread_start_failures=%ld peak_rss_kib=%ld peak_used_kib=%ld first_used_kib=%ld last_used_kib=%ld "
          "used_bound_kib=%ld enomem=%ld enomem_small=%ld recovered=%s errors=%ld verdict=%s\n",
-         pressure_mode ? "pressure" : "normal", seconds, nthreads,
-         atomic_load(&ops_done), forks_done, threads_started, thread_start_failures, peak, peak_used,
-         first, last, bound, enomem, enomem_small,
+         o->pressure ? "pressure" : "normal", o->seconds, nthreads,
+         atomic_load(&ops_done), forks_done, threads_started, thread_start_failures, m->peak,
+         m->peak_used, m->first, m->last, m->bound, enomem, enomem_small,
          recovered, atomic_load(&soak_errors), ok ? "ok" : "FAIL");
+}
+
+int main(int argc, char** argv) {
+  struct soak_options opt;
+  soak_parse_options(argc, argv, &opt);
+  nthreads = opt.threads;
+  churn_ops = opt.churn_ops;
+  int rss_fd = -1;
+  if (opt.rss_path && (rss_fd = open(opt.rss_path, O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0) {
+    fprintf(stderr, "%s: cannot write %s: %s\n", argv[0], opt.rss_path, strerror(errno));
+    return 2;
+  }
+  soak_pressure = opt.pressure;
+  soak_init_ops();
+  for (int i = 0; i < SLOTS; ++i) pthread_mutex_init(&table[i].lock, NULL);
+  /* --pressure: the program runs itself again under the limit (soak_pressure.c). */
+  if (opt.pressure && !getenv("SOAK_UNDER_LIMIT")) return soak_run_under_limit(argv, opt.limit_mib);
+  if (opt.pressure) {
+    long vm_kib, rss_kib, lazy_kib;
+    memory_kib(&vm_kib, &rss_kib, &lazy_kib);
+    printf("soak: RLIMIT_AS %ld MiB from the start (address space now %ld MiB)\n",
+           soak_limit_mib(), vm_kib / 1024);
+    fflush(stdout);
+  }
+
+  struct sampled m = {0};
+  run_mix(&opt, rss_fd, &m);
+  atomic_store(&stopping, 1);
+  for (int i = 0; i < nthreads; ++i)
+    if (workers[i].running) pthread_join(workers[i].thread, NULL);
+  if (opt.malloc_stats) malloc_stats();  /* the allocator's books, to stderr */
+  drain();
+  if (rss_fd >= 0) close(rss_fd);
+
+  int ok = 1;
+  const char* recovered = "n/a";
+  long enomem = atomic_load(&soak_enomem), enomem_small = atomic_load(&soak_enomem_small);
+  if (opt.pressure && !soak_check_recovery(opt.limit_mib, enomem_small, &recovered)) ok = 0;
+  if (!rss_bound_ok(&m, opt.pressure)) ok = 0;
+  if (atomic_load(&soak_errors) != 0) ok = 0;
+  if (atomic_load(&ops_done) == 0) {
+    fprintf(stderr, "FAIL no operation was done\n");
+    ok = 0;
+  }
+  report(&opt, &m, enomem, enomem_small, recovered, ok);
   return ok ? 0 : 1;
 }

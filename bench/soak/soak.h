@@ -1,6 +1,7 @@
 /* The soak program's shared pieces (bench/soak/): an object and the ways it was allocated,
  * the counters every thread adds to, the random numbers, and the operations on one object
- * (soak_ops.c) and the C++ allocation functions (soak_new.cpp). */
+ * (soak_ops.c), the C++ allocation functions (soak_new.cpp), the command line
+ * (soak_options.c) and the --pressure mode's limit and recovery (soak_pressure.c). */
 #ifndef STRATA_SOAK_H
 #define STRATA_SOAK_H
 
@@ -85,6 +86,28 @@ void soak_release(struct soak_obj* o, uint64_t* rng, const char* where);
 void soak_resize(struct soak_obj* o, uint64_t* rng);
 /* malloc_usable_size(o->p) must be at least o->n (C kinds only). */
 void soak_usable(const struct soak_obj* o);
+
+/* The most worker threads --threads may ask for. */
+#define SOAK_MAX_THREADS 64
+
+/* The command line (soak_options.c): soak_parse_options fills o, with the defaults where
+ * an option is not given, or prints the usage message and exits (0 for --help, 2). */
+struct soak_options {
+  long seconds, churn_ops, fork_ms, limit_mib;
+  int threads, pressure, malloc_stats;
+  const char* rss_path; /* --rss FILE, NULL without it */
+};
+void soak_parse_options(int argc, char** argv, struct soak_options* o);
+
+/* --pressure (soak_pressure.c). soak_run_under_limit sets RLIMIT_AS to limit_mib MiB and
+ * runs the program again (argv) under it; it returns only on failure, 2 after saying why.
+ * soak_limit_mib is the limit the process runs under now. soak_check_recovery, after the
+ * mix, refills the heap under the limit and with it lifted: 1 if the run passes (the heap
+ * works again with the limit lifted, and enomem_small > 0 requests of at most 4 MiB were
+ * refused), with *recovered "yes", "after-lifting-limit" or "no". */
+int soak_run_under_limit(char** argv, long limit_mib);
+long soak_limit_mib(void);
+int soak_check_recovery(long limit_mib, long enomem_small, const char** recovered);
 #endif
 
 /* C++ (soak_new.cpp): operator new in form kind (SOAK_NEW...), NULL when it threw

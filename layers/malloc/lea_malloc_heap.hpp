@@ -2,13 +2,13 @@
 // a malloc replacement asks of it beyond malloc and free (see strata/shim/malloc_shim.hpp).
 // Private to layers/malloc (and its test), not a public layer.
 #pragma once
-#include <sys/mman.h>
-
 #include <cstddef>
 #include <cstdint>
 
 #include "strata/detail/align.hpp"
 #include "strata/general/lea_heap.hpp"
+#include "strata/platform/memory.hpp"
+#include "strata/platform/page.hpp"
 #include "strata/top/mmap_heap.hpp"
 #include "strata/top/sbrk_heap.hpp"
 
@@ -51,14 +51,16 @@ class LeaMallocHeap : public LeaHeap<SbrkTop> {
     this->flush();
     void* last = this->lastFreeBlock();
     if (last == nullptr) return 0;
-    const std::size_t page = detail::page_size();
+    const std::size_t page = platform::pageSize();
     const auto from = reinterpret_cast<std::uintptr_t>(last) + 32;  // past the links
     const auto to = reinterpret_cast<std::uintptr_t>(last) + Medium::blockSize(last) - 16;
     if (to <= from || to - from <= pad) return 0;
     const std::uintptr_t start = detail::align_up(from, page);
     const std::uintptr_t end = (to - pad) & ~(std::uintptr_t{page} - 1);
     if (end <= start) return 0;
-    return ::madvise(reinterpret_cast<void*>(start), end - start, MADV_DONTNEED) == 0 ? 1 : 0;
+    return platform::decommit(reinterpret_cast<void*>(start), end - start, platform::Decommit::Now)
+               ? 1
+               : 0;
   }
 };
 

@@ -1,9 +1,9 @@
 // libstrata.so: malloc over strata::StrataHeap (strata/general/strata_heap.hpp), with its
 // run-time policy read from the STRATA_* environment variables when the heap is built (the
-// first allocation of the process; docs/malloc.md: "Tuning libstrata.so").
+// first allocation of the process; docs/layers/malloc.md: "Tuning libstrata.so").
 #include "strata/general/strata_heap.hpp"
 #include "strata/shim/malloc_shim.hpp"
-#include "strata/threads/strata_tunables.hpp"
+#include "strata/strata_heap/strata_tunables.hpp"
 
 namespace {
 class EnvironmentStrataHeap : public strata::StrataHeap {

@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "strata/detail/align.hpp"
-#include "strata/threads/accounted_segments.hpp"
+#include "strata/strata_heap/accounted_segments.hpp"
 #include "strata/top/segment_heap.hpp"
 
 using namespace strata;

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "strata/detail/spin_lock.hpp"
-#include "strata/threads/heap_pool.hpp"
+#include "strata/strata_heap/heap_pool.hpp"
 
 using namespace strata;
 

@@ -7,7 +7,7 @@
 #include <thread>
 #include <vector>
 
-#include "strata/threads/heap_registry.hpp"
+#include "strata/strata_heap/heap_registry.hpp"
 
 using strata::detail::heapBinding;
 using strata::detail::heapRegistry;

@@ -14,8 +14,8 @@
 #include <memory>
 
 #include "strata/detail/align.hpp"
-#include "strata/threads/accounted_segments.hpp"
-#include "strata/threads/huge_object_heap.hpp"
+#include "strata/strata_heap/accounted_segments.hpp"
+#include "strata/strata_heap/huge_object_heap.hpp"
 #include "strata/top/segment_heap.hpp"
 
 using namespace strata;

@@ -2,6 +2,7 @@
 // under the sanitizers too. Each heap type gets its own process-wide instance.
 #include "strata/shim/malloc_shim.hpp"
 #include "strata/detail/poison.hpp"
+#include "strata/platform/page.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/mman.h>
@@ -324,7 +325,7 @@ TEST(MallocShim, ReallocOfCarvedObjectKeepsContents) {
 // written, so never resident) into a new block of its size.
 TEST(MallocShim, ShrinkingAHugelyAlignedMappedObjectKeepsItInPlace) {
   using Kingsley = MallocShim<KingsleyComposition>;
-  const std::size_t page = detail::page_size();
+  const std::size_t page = platform::pageSize();
   constexpr std::size_t kWritten = 60000;
   auto* p = static_cast<unsigned char*>(Kingsley::memalign(std::size_t{1} << 28, kWritten));
   ASSERT_NE(p, nullptr);

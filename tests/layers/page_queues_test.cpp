@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "strata/combining/fine_size_classes.hpp"
-#include "strata/threads/accounted_segments.hpp"
-#include "strata/threads/delayed_purge.hpp"
-#include "strata/threads/page_queues.hpp"
-#include "strata/threads/segment_cache.hpp"
-#include "strata/threads/segment_slots.hpp"
+#include "strata/strata_heap/accounted_segments.hpp"
+#include "strata/strata_heap/delayed_purge.hpp"
+#include "strata/strata_heap/page_queues.hpp"
+#include "strata/strata_heap/segment_cache.hpp"
+#include "strata/strata_heap/segment_slots.hpp"
 #include "strata/top/segment_heap.hpp"
 
 using namespace strata;

@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
-#include "strata/threads/accounted_segments.hpp"
-#include "strata/threads/segment_cache.hpp"
+#include "strata/strata_heap/accounted_segments.hpp"
+#include "strata/strata_heap/segment_cache.hpp"
 #include "strata/top/segment_heap.hpp"
 
 using namespace strata;

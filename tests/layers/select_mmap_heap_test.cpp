@@ -8,6 +8,7 @@
 #include "strata/building/adapt_heap.hpp"
 #include "strata/combining/seg_heap.hpp"
 #include "strata/combining/select_mmap_heap.hpp"
+#include "strata/platform/page.hpp"
 #include "strata/representation/size_heap.hpp"
 #include "strata/top/malloc_heap.hpp"
 #include "strata/top/mmap_heap.hpp"
@@ -53,9 +54,9 @@ TEST(SelectMmapHeap, RoutesMallocBySize) {
   EXPECT_FALSE(MmapHeap::isMapped(small));
   EXPECT_TRUE(MmapHeap::isMapped(big));
   EXPECT_EQ(h.getSize(small), 1008u);
-  EXPECT_EQ(h.getSize(big), detail::page_size() - MmapHeap::HeaderSize);
-  EXPECT_EQ(h.big().bytesHeld(), detail::page_size());
-  EXPECT_EQ(h.bytesHeld(), h.small().bytesHeld() + detail::page_size());
+  EXPECT_EQ(h.getSize(big), platform::pageSize() - MmapHeap::HeaderSize);
+  EXPECT_EQ(h.big().bytesHeld(), platform::pageSize());
+  EXPECT_EQ(h.bytesHeld(), h.small().bytesHeld() + platform::pageSize());
   h.free(small);
   h.free(big);
   EXPECT_EQ(h.bytesHeld(), 0u);
@@ -83,7 +84,7 @@ TEST(SelectMmapHeap, ReallocInPlaceAsksTheHeapThatMadeTheObject) {
   static_assert(ResizesInPlace<Select> && ResizableMappings<Big>);
   static_assert(!ResizesInPlace<Small>);
   Select h;
-  const std::size_t page = detail::page_size();
+  const std::size_t page = platform::pageSize();
   void* small = h.malloc(500);
   void* big = h.malloc(40 * page);
   ASSERT_TRUE(small && big);

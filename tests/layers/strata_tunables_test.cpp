@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "strata/threads/strata_tunables.hpp"
+#include "strata/strata_heap/strata_tunables.hpp"
 
 using namespace strata;
 

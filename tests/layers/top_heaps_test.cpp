@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "strata/concepts.hpp"
+#include "strata/platform/page.hpp"
 #include "strata/top/malloc_heap.hpp"
 #include "strata/top/mmap_heap.hpp"
 #include "strata/top/null_heap.hpp"
@@ -83,7 +84,7 @@ TEST(MmapHeap, HugeRequestsFailCleanly) {
 // growing extends the mapping only where the pages after it are free.
 TEST(MmapHeap, ResizeMappingShrinksByUnmappingTheTailAndGrowsOnlyWhereThereIsRoom) {
   MmapHeap h;
-  const std::size_t page = detail::page_size();
+  const std::size_t page = platform::pageSize();
   auto* p = static_cast<unsigned char*>(h.malloc(64 * page));
   ASSERT_NE(p, nullptr);
   std::memset(p, 0x5a, h.getSize(p));

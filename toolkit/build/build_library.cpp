@@ -14,6 +14,7 @@
 #include <sstream>
 #include <system_error>
 
+#include "error.hpp"
 #include "files.hpp"
 #include "proc.hpp"
 #include "process.hpp"
@@ -208,35 +209,57 @@ std::string firstCompilerError(const std::string& log) {
   return out;
 }
 
+namespace {
+
+// Why a request cannot be built before anything is compiled (no output, no such header, an
+// output directory that cannot be written), or empty.
+std::string requestProblem(const BuildRequest& request) {
+  if (request.output.empty()) return "no output library named";
+  std::error_code ec;
+  if (!request.header.empty() && !fs::is_regular_file(request.header, ec))
+    return "no such header: " + request.header;
+  if (request.header.empty() && request.composition.find_first_not_of(" \t\n") == std::string::npos)
+    return "empty heap composition";
+  const fs::path output = fs::absolute(request.output).lexically_normal();
+  if (fs::is_directory(output, ec)) return "cannot write " + request.output + ": it is a directory";
+  if (!fs::is_directory(output.parent_path(), ec))
+    return "cannot write " + request.output + ": no directory " + output.parent_path().string();
+  if (::access(output.parent_path().c_str(), W_OK) != 0)
+    return "cannot write " + request.output + ": " + std::strerror(errno);
+  return {};
+}
+
+// The compiler's command line: as layers/malloc/CMakeLists.txt builds Strata's own
+// libraries, in one compile-and-link.
+std::vector<std::string> compileCommand(const BuildRequest& request, const std::string& includeDir,
+                                        const std::string& gluePath, const std::string& library,
+                                        const fs::path& output) {
+  std::vector<std::string> command = compilerCommand();
+  for (const char* flag :
+       {"-std=c++20", "-O2", "-DNDEBUG", "-fPIC", "-shared", "-fvisibility=hidden",
+        "-fvisibility-inlines-hidden", "-fno-builtin", "-fno-exceptions", "-fno-rtti"})
+    command.emplace_back(flag);
+  for (const std::string& dir : request.includeDirs) command.push_back("-I" + dir);
+  command.push_back("-I" + includeDir);
+  for (std::string& flag : splitWords(request.cxxFlags)) command.push_back(std::move(flag));
+  command.insert(command.end(), {gluePath, "-o", library, "-Wl,-soname," + output.filename().string(),
+                                 "-Wl,-z,now", "-Wl,--no-undefined",
+                                 // Linked as C: the C library and libgcc, no libstdc++
+                                 // (strata/shim/cxx_runtime.hpp says why).
+                                 "-nodefaultlibs", "-Wl,--as-needed", "-lc", "-ldl", "-lgcc",
+                                 "-lgcc_s", "-Wl,--no-as-needed"});
+  return command;
+}
+
+}  // namespace
+
 BuildResult buildLibrary(const BuildRequest& request) {
   BuildResult r;
   r.heapType = heapTypeOf(request);
-  if (request.output.empty()) {
-    r.error = "no output library named";
-    return r;
-  }
+  r.error = requestProblem(request);
+  if (!r.error.empty()) return r;
   std::error_code ec;
-  if (!request.header.empty() && !fs::is_regular_file(request.header, ec)) {
-    r.error = "no such header: " + request.header;
-    return r;
-  }
-  if (request.header.empty() && request.composition.find_first_not_of(" \t\n") == std::string::npos) {
-    r.error = "empty heap composition";
-    return r;
-  }
   const fs::path output = fs::absolute(request.output).lexically_normal();
-  if (fs::is_directory(output, ec)) {
-    r.error = "cannot write " + request.output + ": it is a directory";
-    return r;
-  }
-  if (!fs::is_directory(output.parent_path(), ec)) {
-    r.error = "cannot write " + request.output + ": no directory " + output.parent_path().string();
-    return r;
-  }
-  if (::access(output.parent_path().c_str(), W_OK) != 0) {
-    r.error = "cannot write " + request.output + ": " + std::strerror(errno);
-    return r;
-  }
   std::string lookedIn;
   r.includeDir = findStrataIncludeDir(lookedIn);
   if (r.includeDir.empty()) {
@@ -263,21 +286,7 @@ BuildResult buildLibrary(const BuildRequest& request) {
     }
   }
 
-  // As layers/malloc/CMakeLists.txt builds Strata's own libraries, in one compile-and-link.
-  r.command = compilerCommand();
-  for (const char* flag :
-       {"-std=c++20", "-O2", "-DNDEBUG", "-fPIC", "-shared", "-fvisibility=hidden",
-        "-fvisibility-inlines-hidden", "-fno-builtin", "-fno-exceptions", "-fno-rtti"})
-    r.command.emplace_back(flag);
-  for (const std::string& dir : request.includeDirs) r.command.push_back("-I" + dir);
-  r.command.push_back("-I" + r.includeDir);
-  for (std::string& flag : splitWords(request.cxxFlags)) r.command.push_back(std::move(flag));
-  r.command.insert(r.command.end(), {gluePath, "-o", library, "-Wl,-soname," + output.filename().string(),
-                                     "-Wl,-z,now", "-Wl,--no-undefined",
-                                     // Linked as C: the C library and libgcc, no libstdc++
-                                     // (strata/shim/cxx_runtime.hpp says why).
-                                     "-nodefaultlibs", "-Wl,--as-needed", "-lc", "-ldl", "-lgcc",
-                                     "-lgcc_s", "-Wl,--no-as-needed"});
+  r.command = compileCommand(request, r.includeDir, gluePath, library, output);
 
   support::ChildSpec child;
   child.argv = r.command;
@@ -303,13 +312,13 @@ BuildResult buildLibrary(const BuildRequest& request) {
   }
 
   // Probed where it was built: a fresh path, so no earlier probe of `output` is reused.
-  registry::AllocatorSpec spec;
-  if (const std::string err = registry::parseSpec(library, spec); !err.empty()) {
-    r.status = BuildStatus::ProbeFailed;
-    r.probe.reason = err;
-  } else {
+  try {
+    const registry::AllocatorSpec spec = registry::parseSpec(library);
     r.probe = registry::probe(registry::resolve(spec, registry::defaultSearchDirs()));
     r.probe.reason = replaceAll(r.probe.reason, library, output.string());
+  } catch (const support::Error& e) {
+    r.status = BuildStatus::ProbeFailed;
+    r.probe.reason = e.what();
   }
   if (const std::string err = moveInto(library, output.string()); !err.empty()) {
     r.status = BuildStatus::BadRequest;

@@ -76,4 +76,14 @@ std::string firstCompilerError(const std::string& log);
 // the same output path in one process is checked afresh each time.
 BuildResult buildLibrary(const BuildRequest& request);
 
+// What `strata build` says about a result (build_outcome.cpp), so another command building
+// compositions words them alike:
+// True when the compiler's first error says the header's heap type is not there.
+bool missingHeapType(const BuildResult& result);
+// The library as a spec `strata run` takes: a bare file name gets "./" so it reads as a path.
+std::string runSpecPath(const std::string& output);
+// A failed compile's whole output is kept in LIBRARY.log; a successful build removes an earlier
+// failure's stale log. Returns the log's path when one was written, else empty.
+std::string keepBuildLog(const BuildRequest& request, const BuildResult& result);
+
 }  // namespace strata::cli

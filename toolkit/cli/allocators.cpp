@@ -7,6 +7,7 @@
 
 #include "allocator_registry.hpp"
 #include "command.hpp"
+#include "error.hpp"
 
 namespace strata::cli {
 namespace {
@@ -25,18 +26,13 @@ constexpr std::string_view kHelp =
     "C library). Strata's own libraries are looked for in <dir of strata>/../lib, or in\n"
     "$STRATA_LIB_DIR when it is set.\n";
 
-// Prints the table or the --paths lines; exit 2 on an unknown argument.
+// Prints the table or the --paths lines; an unknown argument is a usage error.
 int runAllocators(std::span<char* const> args) {
   bool paths = false;
   for (const char* a : args) {
     const std::string_view s = a;
-    if (s == "--paths") {
-      paths = true;
-    } else {
-      std::fprintf(stderr, "strata allocators: unknown argument '%s'\n%.*s", a,
-                   static_cast<int>(kHelp.find('\n') + 1), kHelp.data());
-      return 2;
-    }
+    if (s != "--paths") throw support::UsageError("unknown argument '" + std::string(s) + "'");
+    paths = true;
   }
   const std::vector<Location> all = locateAll(defaultSearchDirs());
   if (paths) {

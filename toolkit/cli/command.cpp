@@ -13,4 +13,16 @@ int usageError(std::string_view name, std::string_view help, const std::string& 
   return 2;
 }
 
+std::vector<std::string> commandAfterDashDash(const support::Operands& given,
+                                              std::string_view verb) {
+  using support::UsageError;
+  const std::string to(verb);
+  if (!given.operands.empty())
+    throw UsageError("missing '--' before the command '" + given.operands[0] + "'");
+  if (!given.dashDash) throw UsageError("missing '--' and the COMMAND to " + to);
+  if (given.command.empty()) throw UsageError("missing the COMMAND to " + to + " after '--'");
+  if (given.command[0].empty()) throw UsageError("the COMMAND is empty");
+  return given.command;
+}
+
 }  // namespace strata::cli

@@ -6,6 +6,9 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "options.hpp"
 
 namespace strata::registry {}
 
@@ -26,6 +29,13 @@ struct Command {
 // Reports a wrong invocation of a subcommand on stderr: "strata NAME: why", then the usage
 // lines that open its help (up to the first blank line). Returns 2, the exit status for it.
 int usageError(std::string_view name, std::string_view help, const std::string& why);
+
+// The COMMAND after "--" of a subcommand that runs one (`strata record`, `strata drag`), from
+// what parseOptions left: throws support::UsageError when an operand comes before "--", when
+// "--" or the COMMAND after it is missing ("missing the COMMAND to VERB after '--'"), or
+// when the COMMAND's name is empty.
+std::vector<std::string> commandAfterDashDash(const support::Operands& given,
+                                              std::string_view verb);
 
 extern const Command kAllocatorsCommand;
 extern const Command kRunCommand;

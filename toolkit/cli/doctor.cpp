@@ -11,6 +11,7 @@
 
 #include "allocator_registry.hpp"
 #include "command.hpp"
+#include "error.hpp"
 #include "helpers.hpp"
 #include "python.hpp"
 #include "valgrind_run.hpp"
@@ -62,7 +63,7 @@ int runDoctor(std::span<char* const> args) {
   bool targetsOnly = false;
   for (const char* a : args) {
     if (std::string_view(a) == "--targets") targetsOnly = true;
-    else return usageError("doctor", kHelp, "unknown argument '" + std::string(a) + "'");
+    else throw support::UsageError("unknown argument '" + std::string(a) + "'");
   }
   if (targetsOnly) {
     for (const std::string& t : neededTargets()) std::printf("%s\n", t.c_str());

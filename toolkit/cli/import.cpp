@@ -5,8 +5,10 @@
 #include <exception>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "command.hpp"
+#include "error.hpp"
 #include "options.hpp"
 #include "heaptrack.hpp"
 #include "mtrace.hpp"
@@ -16,7 +18,7 @@ namespace {
 
 namespace tt = strata::tracetools;
 
-constexpr std::string_view kHelp =
+constexpr std::string_view kAbout =
     "usage: strata import --from mtrace|heaptrack FILE -o TRACE\n"
     "\n"
     "--from mtrace: converts FILE, the text glibc's mtrace() writes to $MALLOC_TRACE, into the\n"
@@ -35,16 +37,32 @@ constexpr std::string_view kHelp =
     "realloc's new block, aligned ones too) is a malloc of its size and every deallocation\n"
     "(realloc's old block too) a free, all on one thread, at heaptrack's 10 ms clock. It says\n"
     "which size and stack a free releases, not which object: the oldest live one of those\n"
-    "is freed. docs/import.md says what is exact and what is not.\n"
-    "\n"
-    "  --from FORMAT            the input format: mtrace or heaptrack\n"
-    "  -o TRACE, --output TRACE the trace to write (required)\n"
+    "is freed. docs/toolkit/import.md says what is exact and what is not.\n"
+    "\n";
+
+constexpr std::string_view kNotes =
     "\n"
     "Exit status: 0; 1 when FILE cannot be read or has a malformed line (the message names\n"
     "FILE:LINE) or TRACE cannot be written; 2 for a wrong invocation.\n";
 
-// A wrong invocation: the reason and the usage (command.hpp); exit status 2.
-int usageError(const std::string& why) { return cli::usageError("import", kHelp, why); }
+// The format and the file to write, as the command line gave them.
+struct Formats {
+  std::string from, output;
+};
+
+std::vector<support::Option> optionTable(Formats& f) {
+  return {
+      {.name = "--from", .value = "FORMAT", .help = "the input format: mtrace or heaptrack",
+       .bind = f.from},
+      {.name = "--output", .shortName = "-o", .value = "TRACE",
+       .help = "the trace to write (required)", .bind = f.output},
+  };
+}
+
+const std::string kHelp = [] {
+  Formats unused;
+  return std::string(kAbout) + support::formatOptions(optionTable(unused), 27) + std::string(kNotes);
+}();
 
 // Converts a heaptrack recording; prints what it did and its warnings.
 int importHeaptrack(const std::string& input, const std::string& output) {
@@ -72,45 +90,39 @@ int importHeaptrack(const std::string& input, const std::string& output) {
 
 // Parses the arguments and converts.
 int runImport(std::span<char* const> args) {
-  std::string from, input, output;
-  static constexpr support::OptionSpec kOptions[] = {{"--from", true}, {"--output", true, "-o"}};
-  support::ParsedArgs parsed;
-  if (std::string err = support::parseArgs(args, kOptions, parsed); !err.empty())
-    return usageError(err);
-  if (parsed.dashDash) return usageError("unexpected '--' (import takes an input FILE)");
-  for (const support::GivenOption& o : parsed.options) (o.name == "--from" ? from : output) = o.value;
+  Formats f;
+  const support::Operands parsed = support::parseOptions(args, optionTable(f));
+  const std::string& from = f.from;
+  const std::string& output = f.output;
+  if (parsed.dashDash) throw support::UsageError("unexpected '--' (import takes an input FILE)");
+  std::string input;
   if (parsed.operands.size() > 1)
-    return usageError("give one input FILE (got '" + parsed.operands[0] + "' and '" +
-                      parsed.operands[1] + "')");
+    throw support::UsageError("give one input FILE (got '" + parsed.operands[0] + "' and '" +
+                              parsed.operands[1] + "')");
   if (!parsed.operands.empty()) input = parsed.operands[0];
-  if (from.empty()) return usageError("missing --from mtrace|heaptrack");
+  if (from.empty()) throw support::UsageError("missing --from mtrace|heaptrack");
   if (from != "mtrace" && from != "heaptrack")
-    return usageError("unknown input format '" + from + "' (supported: mtrace, heaptrack)");
-  if (input.empty()) return usageError("missing the input FILE");
-  if (output.empty()) return usageError("missing -o TRACE");
+    throw support::UsageError("unknown input format '" + from + "' (supported: mtrace, heaptrack)");
+  if (input.empty()) throw support::UsageError("missing the input FILE");
+  if (output.empty()) throw support::UsageError("missing -o TRACE");
   if (input == "-") input = "/dev/stdin";
-  try {
-    if (from == "heaptrack") return importHeaptrack(input, output);
-    const tt::MtraceImportResult r = tt::importMtrace(input, output);
-    if (r.unknownFrees != 0)
-      std::fprintf(stderr, "strata import: warning: %s: skipped %llu free(s) of addresses not "
-                   "allocated while tracing\n", input.c_str(),
-                   static_cast<unsigned long long>(r.unknownFrees));
-    if (r.unknownReallocs != 0)
-      std::fprintf(stderr, "strata import: warning: %s: %llu realloc(s) of addresses not "
-                   "allocated while tracing, imported as realloc(NULL, n)\n", input.c_str(),
-                   static_cast<unsigned long long>(r.unknownReallocs));
-    if (r.reusedAddresses != 0)
-      std::fprintf(stderr, "strata import: warning: %s: %llu allocation(s) returned an address "
-                   "still live (its free was not traced); the older object is left live\n",
-                   input.c_str(), static_cast<unsigned long long>(r.reusedAddresses));
-    std::printf("imported %s: %llu lines -> %llu events, %llu objects in %s\n", input.c_str(),
-                static_cast<unsigned long long>(r.lines), static_cast<unsigned long long>(r.events),
-                static_cast<unsigned long long>(r.objects), output.c_str());
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "strata import: %s\n", e.what());
-    return 1;
-  }
+  if (from == "heaptrack") return importHeaptrack(input, output);
+  const tt::MtraceImportResult r = tt::importMtrace(input, output);
+  if (r.unknownFrees != 0)
+    std::fprintf(stderr, "strata import: warning: %s: skipped %llu free(s) of addresses not "
+                 "allocated while tracing\n", input.c_str(),
+                 static_cast<unsigned long long>(r.unknownFrees));
+  if (r.unknownReallocs != 0)
+    std::fprintf(stderr, "strata import: warning: %s: %llu realloc(s) of addresses not "
+                 "allocated while tracing, imported as realloc(NULL, n)\n", input.c_str(),
+                 static_cast<unsigned long long>(r.unknownReallocs));
+  if (r.reusedAddresses != 0)
+    std::fprintf(stderr, "strata import: warning: %s: %llu allocation(s) returned an address "
+                 "still live (its free was not traced); the older object is left live\n",
+                 input.c_str(), static_cast<unsigned long long>(r.reusedAddresses));
+  std::printf("imported %s: %llu lines -> %llu events, %llu objects in %s\n", input.c_str(),
+              static_cast<unsigned long long>(r.lines), static_cast<unsigned long long>(r.events),
+              static_cast<unsigned long long>(r.objects), output.c_str());
   return 0;
 }
 

@@ -3,10 +3,12 @@
 // in kCommands; `strata --help` and `strata help NAME` pick it up from there.
 #include <array>
 #include <cstdio>
+#include <exception>
 #include <span>
 #include <string_view>
 
 #include "command.hpp"
+#include "error.hpp"
 
 namespace strata::cli {
 namespace {
@@ -60,6 +62,24 @@ bool asksForHelp(std::span<char* const> args) {
   return false;
 }
 
+// Runs a subcommand; its errors are caught here, once (error.hpp): "strata NAME: message" and
+// exit 1 (or the status the error carries), a wrong invocation with the usage and exit 2.
+int runCaught(const Command& c, std::span<char* const> args) {
+  const auto fail = [&](const char* message, int status) {
+    std::fprintf(stderr, "strata %.*s: %s\n", static_cast<int>(c.name.size()), c.name.data(), message);
+    return status;
+  };
+  try {
+    return c.run(args);
+  } catch (const strata::support::UsageError& e) {
+    return usageError(c.name, c.help, e.what());
+  } catch (const strata::support::Error& e) {
+    return fail(e.what(), e.exitStatus());
+  } catch (const std::exception& e) {  // a library's std::runtime_error, std::bad_alloc, ...
+    return fail(e.what(), 1);
+  }
+}
+
 }  // namespace
 }  // namespace strata::cli
 
@@ -101,5 +121,5 @@ int main(int argc, char** argv) {
   }
   const std::span<char* const> args(argv + 2, static_cast<std::size_t>(argc - 2));
   if (asksForHelp(args)) return printHelp(*c);
-  return c->run(args);
+  return runCaught(*c, args);
 }

@@ -7,17 +7,19 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "allocator_registry.hpp"
 #include "allocator_spec.hpp"
 #include "command.hpp"
+#include "error.hpp"
 #include "options.hpp"
 #include "replay_runner.hpp"
 
 namespace strata::cli {
 namespace {
 
-constexpr std::string_view kHelp =
+constexpr std::string_view kAbout =
     "usage: strata replay FILE --allocator SPEC [--json] [--threads N] [--heap-limit SIZE]\n"
     "                     [--no-write] [--series CSV]\n"
     "\n"
@@ -28,29 +30,14 @@ constexpr std::string_view kHelp =
     "calls), peak heap size (the allocator's start-up included), peak live bytes and\n"
     "fragmentation (peak heap / peak live - 1). Each recorded thread replays on a thread of its\n"
     "own, started and ended where the program's was when the trace records it, in its recorded\n"
-    "order, waiting for objects other threads create. See docs/replay.md.\n"
-    "\n"
-    "  --allocator SPEC      glibc, jemalloc, mimalloc, tcmalloc, strata-kingsley, strata-lea,\n"
-    "                        strata (`strata allocators`), a library path (./libmine.so), or\n"
-    "                        none (a do-nothing allocator that measures the harness alone);\n"
-    "                        settings follow as :NAME=VALUE, set in the replay's environment\n"
-    "                        (jemalloc:MALLOC_CONF=narenas:1; `strata run --help` has more)\n"
-    "  --json                print one JSON object instead of the table\n"
-    "  --threads N           replay threads: 0 (default) the program's threads, started and\n"
-    "                        ended as recorded (traces without thread events: one per\n"
-    "                        recorded thread, at most 64); N a fixed pool of N; 1 the recorded\n"
-    "                        total order on one thread\n"
-    "  --heap-limit SIZE     stop with status heap-limit when the heap exceeds SIZE bytes\n"
-    "                        (suffixes K, M, G, T: powers of 1024)\n"
-    "  --no-write            do not write the objects' bytes\n"
-    "  --series CSV          write the heap/live curve (seconds,event,heap_bytes,live_bytes)\n"
+    "order, waiting for objects other threads create. See docs/toolkit/replay.md.\n"
+    "\n";
+
+constexpr std::string_view kNotes =
     "\n"
     "Exit status: 0 when the replay ran (status ok or heap-limit); 1 when it could not (bad\n"
     "trace, allocator not installed, replay crashed); 2 for a wrong invocation or a library\n"
     "that cannot be preloaded or does not take over malloc.\n";
-
-// A wrong invocation: the reason and the usage (command.hpp); exit status 2.
-int usageError(const std::string& why) { return cli::usageError("replay", kHelp, why); }
 
 // "12.3 MiB" for a byte count.
 std::string humanBytes(std::uint64_t n) {
@@ -97,85 +84,96 @@ void printResult(const std::string& file, const replay::ReplayResult& r) {
   std::printf("failed allocations  %llu\n", static_cast<unsigned long long>(r.failedAllocations));
 }
 
+// The options, bound to the replay's options and the command's own flags.
+std::vector<support::Option> optionTable(replay::ReplayOptions& opt, std::string& allocator,
+                                         bool& haveAllocator, bool& json) {
+  return {
+      {.name = "--allocator", .value = "SPEC",
+       .help = "glibc, jemalloc, mimalloc, tcmalloc, strata-kingsley, strata-lea,\n"
+               "strata (`strata allocators`), a library path (./libmine.so), or\n"
+               "none (a do-nothing allocator that measures the harness alone);\n"
+               "settings follow as :NAME=VALUE, set in the replay's environment\n"
+               "(jemalloc:MALLOC_CONF=narenas:1; `strata run --help` has more)",
+       .bind = [&allocator, &haveAllocator](const std::string& v) {
+         allocator = v;
+         haveAllocator = true;
+       },
+       .needs = "a SPEC"},
+      {.name = "--json", .help = "print one JSON object instead of the table", .bind = json},
+      {.name = "--threads", .value = "N",
+       .help = "replay threads: 0 (default) the program's threads, started and\n"
+               "ended as recorded (traces without thread events: one per\n"
+               "recorded thread, at most 64); N a fixed pool of N; 1 the recorded\n"
+               "total order on one thread",
+       .bind = [&opt](const std::string& v) {
+         const auto n = support::parseUnsigned(v);
+         if (!n || *n > 64) throw support::UsageError("--threads needs a number from 0 to 64");
+         opt.threads = static_cast<unsigned>(*n);
+       },
+       .needs = "a number from 0 to 64"},
+      {.name = "--heap-limit", .value = "SIZE",
+       .help = "stop with status heap-limit when the heap exceeds SIZE bytes\n"
+               "(suffixes K, M, G, T: powers of 1024)",
+       .bind = [&opt](const std::string& v) {
+         const auto n = support::parseSize(v);
+         if (!n || *n == 0)
+           throw support::UsageError("--heap-limit needs a SIZE (" + std::string(support::kSizeHelp) +
+                                     ") such as 512M or 2G, got '" + v + "'");
+         opt.heapLimit = *n;
+       },
+       .needs = "a SIZE such as 512M or 2G"},
+      {.name = "--no-write", .help = "do not write the objects' bytes",
+       .bind = {opt.writeObjects, false}},
+      {.name = "--series", .value = "CSV",
+       .help = "write the heap/live curve (seconds,event,heap_bytes,live_bytes)",
+       .bind = [&opt](const std::string& v) {
+         if (v.empty()) throw support::UsageError("--series needs a file name");
+         opt.seriesPath = v;
+       },
+       .needs = "a file name"},
+  };
+}
+
+const std::string kHelp = [] {
+  replay::ReplayOptions opt;
+  std::string allocator;
+  bool haveAllocator = false, json = false;
+  return std::string(kAbout) +
+         support::formatOptions(optionTable(opt, allocator, haveAllocator, json), 24) +
+         std::string(kNotes);
+}();
+
 // Parses the arguments, runs the replay, prints the result.
 int runReplayCommand(std::span<char* const> args) {
   replay::ReplayOptions opt;
+  std::string allocatorText;
   bool json = false, haveAllocator = false;
-  static constexpr support::OptionSpec kOptions[] = {
-      {"--allocator", true, {}, "a SPEC"}, {"--threads", true, {}, "a number from 0 to 64"},
-      {"--heap-limit", true, {}, "a SIZE such as 512M or 2G"}, {"--series", true, {}, "a file name"},    {"--json"},          {"--no-write"}};
-  support::ParsedArgs parsed;
-  if (std::string err = support::parseArgs(args, kOptions, parsed); !err.empty())
-    return usageError(err);
-  if (parsed.dashDash) return usageError("unexpected '--' (replay takes a trace FILE)");
-  for (const support::GivenOption& o : parsed.options) {
-    const std::string& value = o.value;
-    if (o.name == "--allocator") {
-      opt.allocator = value;
-      haveAllocator = true;
-    } else if (o.name == "--threads") {
-      const auto n = support::parseUnsigned(value);
-      if (!n || *n > 64) return usageError("--threads needs a number from 0 to 64");
-      opt.threads = static_cast<unsigned>(*n);
-    } else if (o.name == "--heap-limit") {
-      const auto n = support::parseSize(value);
-      if (!n || *n == 0)
-        return usageError("--heap-limit needs a SIZE (" + std::string(support::kSizeHelp) +
-                          ") such as 512M or 2G, got '" + value + "'");
-      opt.heapLimit = *n;
-    } else if (o.name == "--series") {
-      if (value.empty()) return usageError("--series needs a file name");
-      opt.seriesPath = value;
-    } else if (o.name == "--json") {
-      json = true;
-    } else if (o.name == "--no-write") {
-      opt.writeObjects = false;
-    }
-  }
+  const support::Operands parsed =
+      support::parseOptions(args, optionTable(opt, allocatorText, haveAllocator, json));
+  if (parsed.dashDash) throw support::UsageError("unexpected '--' (replay takes a trace FILE)");
   if (parsed.operands.size() > 1)
-    return usageError("more than one trace file ('" + parsed.operands[0] + "', '" +
+    throw support::UsageError("more than one trace file ('" + parsed.operands[0] + "', '" +
                       parsed.operands[1] + "')");
   std::string file = parsed.operands.empty() ? std::string() : parsed.operands[0];
-  if (file.empty()) return usageError("missing the trace FILE");
+  if (file.empty()) throw support::UsageError("missing the trace FILE");
   if (!haveAllocator)
-    return usageError("missing --allocator SPEC (known: " + knownAllocatorNames() + ", none)");
-  AllocatorSpec spec;
-  if (const std::string err = parseSpec(opt.allocator, spec, true); !err.empty()) {
-    std::fprintf(stderr, "strata replay: %s\n", err.c_str());
-    return 2;
-  }
-  {
-    const ResolvedAllocator resolved = resolve(spec, defaultSearchDirs());
-    if (!resolved.available) {
-      std::fprintf(stderr, "strata replay: allocator '%s' is not available: %s\n",
-                   spec.label.c_str(), resolved.detail.c_str());
-      return 1;
-    }
-    if (const ProbeResult p = probe(resolved); !p.ok) {
-      std::fprintf(stderr, "strata replay: %s\n", p.reason.c_str());
-      return 2;
-    }
-  }
+    throw support::UsageError("missing --allocator SPEC (known: " + knownAllocatorNames() + ", none)");
+  // Parsed and resolved once, here; the runner takes the result. A spec that names nothing
+  // usable throws (exit status 2, error.hpp).
+  const AllocatorSpec spec = parseSpec(allocatorText, true);
+  const ResolvedAllocator resolved = resolve(spec, defaultSearchDirs());
+  if (!resolved.available)
+    throw support::Error("allocator '" + spec.label + "' is not available: " + resolved.detail);
+  if (const ProbeResult p = probe(resolved); !p.ok) throw support::Error(p.reason, 2);
   opt.tracePath = file;
 
-  replay::ReplayResult r;
-  try {
-    r = replay::runReplay(opt, defaultSearchDirs());
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "strata replay: %s\n", e.what());
-    return 1;
-  }
-  if (r.status == replay::ReplayStatus::Unavailable) {
-    std::fprintf(stderr, "strata replay: allocator '%s' is not available: %s\n",
-                 spec.label.c_str(), r.detail.c_str());
-    return 1;
-  }
+  const replay::ReplayResult r = replay::runReplay(opt, resolved);
+  if (r.status == replay::ReplayStatus::Unavailable)
+    throw support::Error("allocator '" + spec.label + "' is not available: " + r.detail);
   if (json) std::printf("%s\n", replay::toJson(r).c_str());
   else printResult(file, r);
   if (r.status == replay::ReplayStatus::Ok || r.status == replay::ReplayStatus::HeapLimit) return 0;
-  std::fprintf(stderr, "strata replay: %s on %s: %s\n", replay::statusName(r.status), spec.label.c_str(),
-               r.detail.c_str());
-  return 1;
+  throw support::Error(std::string(replay::statusName(r.status)) + " on " + spec.label + ": " + r.detail);
 }
 
 }  // namespace

@@ -1,31 +1,32 @@
 // `strata run --allocator SPEC -- COMMAND [ARGS...]`: runs COMMAND with the allocator's
-// library in front of LD_PRELOAD and its settings in the environment, by exec, so that
-// COMMAND's exit status (or the signal that ended it) is strata's.
-#include <unistd.h>
-
-#include <cerrno>
+// library in front of LD_PRELOAD and its settings in the environment, through the one
+// launcher (support::runChild), its stdio and signals its own, and ends as COMMAND ended: its
+// exit status, or killed by the same signal.
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "allocator_registry.hpp"
 #include "allocator_spec.hpp"
 #include "command.hpp"
+#include "error.hpp"
 #include "options.hpp"
+#include "process.hpp"
 
 namespace strata::cli {
 namespace {
 
-constexpr std::string_view kHelp =
+constexpr std::string_view kUsage =
     "usage: strata run --allocator SPEC -- COMMAND [ARGS...]\n"
     "\n"
     "Runs COMMAND on the allocator SPEC: its library is put in front of LD_PRELOAD (anything\n"
     "already there stays after it; for glibc LD_PRELOAD is left as it is), its settings are\n"
     "put in the environment, and strata execs COMMAND, so the exit status is COMMAND's own.\n"
-    "\n"
-    "  --allocator SPEC, --allocator=SPEC   the allocator to run on (required)\n"
+    "\n";
+
+constexpr std::string_view kAfterOptions =
     "\n"
     "SPEC is [LABEL=]BASE[:NAME=VALUE...]: BASE is a name `strata allocators` lists or a\n"
     "library path (./libmine.so); each NAME=VALUE is set in COMMAND's environment, e.g.\n"
@@ -42,69 +43,78 @@ constexpr std::string_view kHelp =
     "examples: strata run --allocator strata -- python3 -c 'print(42)'\n"
     "          strata run --allocator 'glibc:GLIBC_TUNABLES=glibc.malloc.arena_max=2' -- ./app\n";
 
-// A wrong invocation: the reason and the usage (command.hpp); exit status 2.
-int usageError(const std::string& why) { return cli::usageError("run", kHelp, why); }
-
-// Parses the arguments, sets LD_PRELOAD and execs the command; returns only on an error.
-int runRun(std::span<char* const> args) {
+struct Request {
   std::string allocator;
   bool haveAllocator = false;
-  static constexpr support::OptionSpec kOptions[] = {{"--allocator", true, {}, "a SPEC"}};
-  support::ParsedArgs parsed;
-  if (std::string err = support::parseArgs(args, kOptions, parsed); !err.empty())
-    return usageError(err);
-  if (!parsed.operands.empty())
-    return usageError("missing '--' before the command '" + parsed.operands[0] + "'");
-  for (const support::GivenOption& o : parsed.options) {
-    allocator = o.value;
-    haveAllocator = true;
-  }
-  if (!haveAllocator) return usageError("missing --allocator SPEC (known: " + knownAllocatorNames() + ", or a library path)");
-  AllocatorSpec spec;
-  if (const std::string err = parseSpec(allocator, spec); !err.empty()) {
-    std::fprintf(stderr, "strata run: %s\n", err.c_str());
-    return 2;
-  }
-  if (!parsed.dashDash) return usageError("missing '--' and the COMMAND to run");
-  if (parsed.command.empty()) return usageError("missing the COMMAND to run after '--'");
-  // The command is the tail of main's argv, null-terminated, as execvp wants it.
-  char* const* command = args.data() + (args.size() - parsed.command.size());
+  std::vector<std::string> command;
+  bool dashDash = false;
+};
 
-  const ResolvedAllocator resolved = resolve(spec, defaultSearchDirs());
-  if (!resolved.available) {
-    std::fprintf(stderr, "strata run: allocator '%s' is not available: %s\n", spec.label.c_str(),
-                 resolved.detail.c_str());
-    return 2;
+std::vector<support::Option> optionTable(Request& r) {
+  return {{.name = "--allocator", .value = "SPEC",
+           .help = "the allocator to run on (required)",
+           .bind = [&r](const std::string& v) {
+             r.allocator = v;
+             r.haveAllocator = true;
+           },
+           .needs = "a SPEC"}};
+}
+
+const std::string kHelp = [] {
+  Request unused;
+  return std::string(kUsage) + support::formatOptions(optionTable(unused), 20) +
+         std::string(kAfterOptions);
+}();
+
+// Parses the arguments; throws support::UsageError.
+Request parseRequest(std::span<char* const> args) {
+  Request r;
+  const std::vector<support::Option> table = optionTable(r);
+  const support::Operands given = support::parseOptions(args, table);
+  if (!given.operands.empty())
+    throw support::UsageError("missing '--' before the command '" + given.operands[0] + "'");
+  if (!r.haveAllocator)
+    throw support::UsageError("missing --allocator SPEC (known: " + knownAllocatorNames() +
+                              ", or a library path)");
+  r.command = given.command;
+  r.dashDash = given.dashDash;
+  return r;
+}
+
+// The allocator named, found and checked preloaded; throws support::Error (exit status 2).
+ResolvedAllocator usableAllocator(const AllocatorSpec& spec) {
+  ResolvedAllocator resolved = resolve(spec, defaultSearchDirs());
+  if (!resolved.available)
+    throw support::Error("allocator '" + spec.label + "' is not available: " + resolved.detail, 2);
+  if (const ProbeResult p = probe(resolved); !p.ok) throw support::Error(p.reason, 2);
+  return resolved;
+}
+
+// Parses the arguments, runs the command on the allocator and passes its status on.
+int runRun(std::span<char* const> args) {
+  const Request r = parseRequest(args);
+  const AllocatorSpec spec = parseSpec(r.allocator);
+  if (!r.dashDash)
+    throw support::UsageError("missing '--' and the COMMAND to run");
+  if (r.command.empty()) throw support::UsageError("missing the COMMAND to run after '--'");
+  const ResolvedAllocator resolved = usableAllocator(spec);
+  support::ChildSpec child;
+  child.argv = r.command;
+  child.preload = resolved.preload;
+  addSettings(spec, child.set);
+  child.stdinPath.clear();    // the command's own stdin, stdout and stderr
+  child.relaySignals = true;  // it stands in for strata
+  const support::ProcessResult p = support::runChild(child);
+  if (!p.started) {
+    if (p.shellStatus() == 127)
+      throw support::Error(r.command[0] + ": command not found", 127);
+    throw support::Error("cannot execute " + r.command[0] + ": " + std::strerror(p.startErrno),
+                         126);
   }
-  if (const ProbeResult p = probe(resolved); !p.ok) {
-    std::fprintf(stderr, "strata run: %s\n", p.reason.c_str());
-    return 2;
-  }
-  if (!resolved.preload.empty()) {
-    std::string preload = resolved.preload;
-    const char* existing = std::getenv("LD_PRELOAD");
-    if (existing != nullptr && existing[0] != '\0') preload += std::string(":") + existing;
-    if (::setenv("LD_PRELOAD", preload.c_str(), 1) != 0) {
-      std::fprintf(stderr, "strata run: cannot set LD_PRELOAD: %s\n", std::strerror(errno));
-      return 2;
-    }
-  }
-  for (const std::string& setting : spec.settings) {
-    const std::size_t eq = setting.find('=');
-    if (::setenv(setting.substr(0, eq).c_str(), setting.c_str() + eq + 1, 1) != 0) {
-      std::fprintf(stderr, "strata run: cannot set %s: %s\n", setting.c_str(), std::strerror(errno));
-      return 2;
-    }
-  }
-  std::fflush(nullptr);
-  ::execvp(command[0], command);
-  const int err = errno;
-  if (err == ENOENT || err == ENOTDIR) {
-    std::fprintf(stderr, "strata run: %s: command not found\n", command[0]);
-    return 127;
-  }
-  std::fprintf(stderr, "strata run: cannot execute %s: %s\n", command[0], std::strerror(err));
-  return 126;
+  // Killed: strata goes the same way, so the caller sees the signal as if strata had exec'd
+  // the command.
+  if (p.signal != 0) support::raiseAsOwn(p.signal);
+  return p.shellStatus();
 }
 
 }  // namespace

@@ -6,8 +6,10 @@
 #include <exception>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "command.hpp"
+#include "error.hpp"
 #include "compare_format.hpp"
 #include "json.hpp"
 #include "options.hpp"
@@ -19,7 +21,7 @@ namespace {
 
 namespace tt = strata::tracetools;
 
-constexpr std::string_view kHelp =
+constexpr std::string_view kAbout =
     "usage: strata stats FILE [--json] [--sites [--top N]]\n"
     "\n"
     "Reads the trace FILE (from `strata record`, `strata generate` or `strata import`) and\n"
@@ -32,15 +34,9 @@ constexpr std::string_view kHelp =
     "object of the reap and of the reaps under it. Reaps are not counted as objects.\n"
     "\n"
     "FILE may be - for standard input.\n"
-    "\n"
-    "  --json   print one JSON object instead (histograms as arrays of counts: element i\n"
-    "           counts values in [2^i, 2^(i+1)), element 0 also counts 0)\n"
-    "  --sites  for a trace that carries allocation sites, print instead the\n"
-    "           top sites by bytes allocated, by bytes live at the trace's peak (the first\n"
-    "           moment live bytes reached their maximum) and by allocations; each site's\n"
-    "           frames, innermost first, as function (file:line) from the modules' symbol\n"
-    "           tables and debug information (addr2line), else module+offset\n"
-    "  --top N  sites in each table (default 10)\n"
+    "\n";
+
+constexpr std::string_view kNotes =
     "  --sites --json  the same tables as one JSON object: per table its order and sites,\n"
     "           each with its figures and frames (address, module, offset, function, file,\n"
     "           line)\n"
@@ -50,8 +46,40 @@ constexpr std::string_view kHelp =
     "\n"
     "example: strata generate web-proxy -o proxy.trace && strata stats proxy.trace\n";
 
-// A wrong invocation: the reason and the usage (command.hpp); exit status 2.
-int usageError(const std::string& why) { return cli::usageError("stats", kHelp, why); }
+// What the command line said.
+struct StatsOptions {
+  bool json = false, sites = false, topGiven = false;
+  std::size_t top = 10;
+};
+
+std::vector<support::Option> optionTable(StatsOptions& o) {
+  return {
+      {.name = "--json",
+       .help = "print one JSON object instead (histograms as arrays of counts: element i\n"
+               "counts values in [2^i, 2^(i+1)), element 0 also counts 0)",
+       .bind = o.json},
+      {.name = "--sites",
+       .help = "for a trace that carries allocation sites, print instead the\n"
+               "top sites by bytes allocated, by bytes live at the trace's peak (the first\n"
+               "moment live bytes reached their maximum) and by allocations; each site's\n"
+               "frames, innermost first, as function (file:line) from the modules' symbol\n"
+               "tables and debug information (addr2line), else module+offset",
+       .bind = o.sites},
+      {.name = "--top", .value = "N", .help = "sites in each table (default 10)",
+       .bind = [&o](const std::string& v) {
+         const auto n = support::parseUnsigned(v);
+         if (!n || *n == 0 || *n > 100000) throw support::UsageError("--top needs a count from 1 to 100000");
+         o.top = static_cast<std::size_t>(*n);
+         o.topGiven = true;
+       },
+       .needs = "a count of sites"},
+  };
+}
+
+const std::string kHelp = [] {
+  StatsOptions unused;
+  return std::string(kAbout) + support::formatOptions(optionTable(unused), 11) + std::string(kNotes);
+}();
 
 using reportfmt::grouped;  // "1,234,567", as compare prints counts
 
@@ -154,46 +182,22 @@ void printTable(const std::string& path, const tt::TraceStats& s) {
 
 // Parses the arguments, computes the statistics and prints them.
 int runStats(std::span<char* const> args) {
-  std::string path;
-  bool json = false, sites = false;
-  std::size_t top = 10;
-  static constexpr support::OptionSpec kOptions[] = {
-      {"--json"}, {"--sites"}, {"--top", true, {}, "a count of sites"}};
-  support::ParsedArgs parsed;
-  if (std::string err = support::parseArgs(args, kOptions, parsed); !err.empty())
-    return usageError(err);
-  if (parsed.dashDash) return usageError("unexpected '--' (stats takes a trace FILE)");
-  bool topGiven = false;
-  for (const support::GivenOption& o : parsed.options) {
-    if (o.name == "--json") json = true;
-    if (o.name == "--sites") sites = true;
-    if (o.name == "--top") {
-      const auto n = support::parseUnsigned(o.value);
-      if (!n || *n == 0 || *n > 100000) return usageError("--top needs a count from 1 to 100000");
-      top = static_cast<std::size_t>(*n);
-      topGiven = true;
-    }
-  }
-  if (topGiven && !sites) return usageError("--top goes with --sites");
+  StatsOptions o;
+  const support::Operands parsed = support::parseOptions(args, optionTable(o));
+  if (parsed.dashDash) throw support::UsageError("unexpected '--' (stats takes a trace FILE)");
+  if (o.topGiven && !o.sites) throw support::UsageError("--top goes with --sites");
   if (parsed.operands.size() > 1)
-    return usageError("give one trace FILE (got '" + parsed.operands[0] + "' and '" +
-                      parsed.operands[1] + "')");
-  if (!parsed.operands.empty()) path = parsed.operands[0];
-  if (path.empty()) return usageError("missing the trace FILE");
+    throw support::UsageError("give one trace FILE (got '" + parsed.operands[0] + "' and '" +
+                              parsed.operands[1] + "')");
+  std::string path = parsed.operands.empty() ? std::string() : parsed.operands[0];
+  if (path.empty()) throw support::UsageError("missing the trace FILE");
+  const bool json = o.json, sites = o.sites;
+  const std::size_t top = o.top;
   if (path == "-") path = "/dev/stdin";
-  tt::TraceStats stats;
   tt::SiteStats siteStats;
-  try {
-    stats = tt::computeStats(path, sites ? &siteStats : nullptr);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "strata stats: %s\n", e.what());
-    return 1;
-  }
+  const tt::TraceStats stats = tt::computeStats(path, sites ? &siteStats : nullptr);
   if (sites) {
-    if (!siteStats.present) {
-      std::fprintf(stderr, "strata stats: %s carries no allocation sites\n", path.c_str());
-      return 1;
-    }
+    if (!siteStats.present) throw support::Error(path + " carries no allocation sites");
     static constexpr tt::SiteOrder kOrders[] = {tt::SiteOrder::Bytes, tt::SiteOrder::PeakLive,
                                                 tt::SiteOrder::Allocations};
     if (json) {

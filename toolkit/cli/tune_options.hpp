@@ -1,29 +1,23 @@
-// `strata tune`'s command line (tune.cpp has the help that documents it).
+// `strata tune`'s command line: the option table (tune_options.cpp) and what is parsed with
+// it. The help around the options is tune.cpp's.
 #pragma once
-#include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
 
-#include "tune_search.hpp"
+#include "options.hpp"
+#include "tune_run.hpp"
 
 namespace strata::cli::tune {
 
-// Everything the command line said.
-struct TuneOptions {
-  std::vector<std::string> traces, command, allocators;
-  Goal goal = Goal::Balanced;
-  std::uint64_t budgetReplays = 500;
-  double budgetSeconds = 0;
-  std::string budgetText = "500 replays";
-  unsigned repeat = 3;
-  std::uint64_t seed = 1;
-  unsigned threads = 0;
-  bool compositions = false, live = true, plots = true, json = false;
-  std::string spaces, outDir = "strata-tune";
-};
+// The options, bound to `o`.
+std::vector<support::Option> optionTable(TuneOptions& o);
 
-// Parses the arguments into `o`; returns an error message for the usage, or empty.
-std::string parseTuneOptions(std::span<char* const> args, TuneOptions& o);
+// The arguments as TuneOptions, checked (traces or a command, not both) and with the default
+// search spaces when none are named. Throws UsageError.
+TuneOptions parseTuneOptions(std::span<char* const> args);
+
+// The options part of the help.
+std::string optionsHelp();
 
 }  // namespace strata::cli::tune

@@ -86,18 +86,10 @@ std::string commandJson(const CommandReport& c, const std::vector<TraceReport>& 
   return j + "]}}";
 }
 
-std::string formatCommand(const CommandReport& c, const std::vector<TraceReport>& traces) {
-  std::string out = "== the command as a whole";
-  if (!c.commandLine.empty()) out += ": " + c.commandLine;
-  out += "\n   ";
-  if (traces.empty()) out += "live runs only (no replay)";
-  else out += std::to_string(traces.size()) + (traces.size() == 1 ? " process" : " processes") +
-              " replayed (time summed, the largest peak heap)";
-  if (!c.skippedProcesses.empty())
-    out += "; " + std::to_string(c.skippedProcesses.size()) +
-           " more allocated too little to judge (--all-processes includes them)";
-  out += "\n\n";
+namespace {
 
+// A row per allocator: the replay's figures over the processes and the live runs' beside them.
+std::string commandTable(const CommandReport& c) {
   std::vector<std::string> head = {"allocator"};
   const bool replayed = !c.combined.empty();
   if (replayed) head.insert(head.end(), {"replay ms", "peak heap MiB"});
@@ -146,10 +138,15 @@ std::string formatCommand(const CommandReport& c, const std::vector<TraceReport>
     }
     return l + "\n";
   };
-  out += line(head);
+  std::string out = line(head);
   for (const auto& row : cells) out += line(row);
-  out += "\n";
-  if (replayed && !c.fastest.empty())
+  return out;
+}
+
+// The verdicts in words: the replay's over the processes and the live runs', and what failed.
+std::string commandVerdicts(const CommandReport& c) {
+  std::string out = "\n";
+  if (!c.combined.empty() && !c.fastest.empty())
     out += "   replay verdict for the command: fastest " + c.fastest + ", smallest peak heap " +
            c.smallest + "\n";
   if (c.haveLive) {
@@ -166,22 +163,43 @@ std::string formatCommand(const CommandReport& c, const std::vector<TraceReport>
     for (const LiveRow& r : c.live.rows)
       if (!r.ok() && !r.detail.empty()) out += "   " + r.allocator + " live " + liveStatusName(r.status) + ": " + r.detail + "\n";
   }
-  const Agreement& a = c.agreement;
-  if (a.computed) {
-    out += "   agreement over " + std::to_string(a.allocators) +
-           " allocators: rank correlation of peak heap with peak RSS " +
-           correlationText(a.heapRankCorrelation) + ", of replay time with live time " +
-           correlationText(a.timeRankCorrelation) + "\n";
-    if (!a.differences.empty()) {
-      out += "   difference from " + c.live.reference + " (MiB), predicted by the replay / live:";
-      for (const Agreement::Difference& d : a.differences)
-        out += " " + d.allocator + " " + signedMiB(d.predictedHeapBytes) + "/" +
-               signedMiB(d.liveRssBytes) + (d.disagrees ? "!" : "");
-      out += "\n";
-    }
-    for (const std::string& note : a.notes) out += "   " + note + "\n";
-  }
   return out;
+}
+
+// How far the replay's verdict agrees with the live runs'.
+std::string agreementLines(const CommandReport& c) {
+  const Agreement& a = c.agreement;
+  std::string out;
+  if (!a.computed) return out;
+  out += "   agreement over " + std::to_string(a.allocators) +
+         " allocators: rank correlation of peak heap with peak RSS " +
+         correlationText(a.heapRankCorrelation) + ", of replay time with live time " +
+         correlationText(a.timeRankCorrelation) + "\n";
+  if (!a.differences.empty()) {
+    out += "   difference from " + c.live.reference + " (MiB), predicted by the replay / live:";
+    for (const Agreement::Difference& d : a.differences)
+      out += " " + d.allocator + " " + signedMiB(d.predictedHeapBytes) + "/" +
+             signedMiB(d.liveRssBytes) + (d.disagrees ? "!" : "");
+    out += "\n";
+  }
+  for (const std::string& note : a.notes) out += "   " + note + "\n";
+  return out;
+}
+
+}  // namespace
+
+std::string formatCommand(const CommandReport& c, const std::vector<TraceReport>& traces) {
+  std::string out = "== the command as a whole";
+  if (!c.commandLine.empty()) out += ": " + c.commandLine;
+  out += "\n   ";
+  if (traces.empty()) out += "live runs only (no replay)";
+  else out += std::to_string(traces.size()) + (traces.size() == 1 ? " process" : " processes") +
+              " replayed (time summed, the largest peak heap)";
+  if (!c.skippedProcesses.empty())
+    out += "; " + std::to_string(c.skippedProcesses.size()) +
+           " more allocated too little to judge (--all-processes includes them)";
+  out += "\n\n";
+  return out + commandTable(c) + commandVerdicts(c) + agreementLines(c);
 }
 
 }  // namespace strata::cli

@@ -8,17 +8,64 @@
 #include <stdexcept>
 
 #include "compare_steps.hpp"
+#include "error.hpp"
 #include "files.hpp"
 #include "process.hpp"
 
 namespace strata::cli::compare {
+
+namespace {
+
+// One allocator's row from its runs: every run's figures, the median run by wall time (or the
+// first failed one), and whether each printed what the reference run did.
+void summarizeRuns(LiveRow& row, const std::vector<support::ProcessResult>& runs,
+                   const std::vector<std::string>& outputs, const std::string& referenceOut,
+                   const std::string& reference, const std::string& outDir) {
+  std::error_code ec;
+  std::size_t failedRun = runs.size();
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    row.wallRuns.push_back(runs[i].wallSeconds);
+    row.cpuRuns.push_back(runs[i].cpuSeconds());
+    row.rssRuns.push_back(runs[i].maxRssBytes);
+    if (!runs[i].succeeded() && failedRun == runs.size()) failedRun = i;
+    if (support::readFile(outputs[i]) != referenceOut) row.stdoutMatches = false;
+  }
+  std::size_t pick;
+  if (failedRun < runs.size()) {
+    pick = failedRun;
+  } else {
+    std::vector<std::size_t> order(runs.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(),
+              [&](std::size_t x, std::size_t y) { return runs[x].wallSeconds < runs[y].wallSeconds; });
+    pick = order[(order.size() - 1) / 2];
+  }
+  const support::ProcessResult& m = runs[pick];
+  row.wallSeconds = m.wallSeconds;
+  row.cpuSeconds = m.cpuSeconds();
+  row.maxRssBytes = m.maxRssBytes;
+  row.exit = support::describeStatus(m);
+  row.stdoutFile = fs::relative(outputs[pick], outDir, ec).string();
+  if (failedRun < runs.size()) {
+    row.status = LiveStatus::Failed;
+    row.detail = "run " + std::to_string(failedRun + 1) + " ended with " + row.exit;
+  } else if (!row.stdoutMatches) {
+    row.status = LiveStatus::Failed;
+    row.detail = "its output differs from " + reference + "'s (compare the files in " +
+                 fs::path(outputs[pick]).parent_path().string() + ")";
+  } else {
+    row.status = LiveStatus::Ok;
+  }
+}
+
+}  // namespace
 
 void runLive(const Options& o, const std::vector<registry::ResolvedAllocator>& where, LiveReport& live,
              const std::function<void(const std::string&)>& step) {
   const fs::path dir = fs::path(o.outDir) / "live";
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec) throw std::runtime_error("cannot create " + dir.string() + ": " + ec.message());
+  if (ec) throw support::Error("cannot create " + dir.string() + ": " + ec.message());
 
   const std::size_t n = where.size();
   live.rows.assign(n, {});
@@ -59,41 +106,7 @@ void runLive(const Options& o, const std::vector<registry::ResolvedAllocator>& w
       row.detail = where[a].detail;
       continue;
     }
-    const auto& runs = results[a];
-    std::size_t failedRun = runs.size();
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-      row.wallRuns.push_back(runs[i].wallSeconds);
-      row.cpuRuns.push_back(runs[i].cpuSeconds());
-      row.rssRuns.push_back(runs[i].maxRssBytes);
-      if (!runs[i].succeeded() && failedRun == runs.size()) failedRun = i;
-      if (support::readFile(outputs[a][i]) != referenceOut) row.stdoutMatches = false;
-    }
-    std::size_t pick;
-    if (failedRun < runs.size()) {
-      pick = failedRun;
-    } else {
-      std::vector<std::size_t> order(runs.size());
-      for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-      std::sort(order.begin(), order.end(),
-                [&](std::size_t x, std::size_t y) { return runs[x].wallSeconds < runs[y].wallSeconds; });
-      pick = order[(order.size() - 1) / 2];
-    }
-    const support::ProcessResult& m = runs[pick];
-    row.wallSeconds = m.wallSeconds;
-    row.cpuSeconds = m.cpuSeconds();
-    row.maxRssBytes = m.maxRssBytes;
-    row.exit = support::describeStatus(m);
-    row.stdoutFile = fs::relative(outputs[a][pick], o.outDir, ec).string();
-    if (failedRun < runs.size()) {
-      row.status = LiveStatus::Failed;
-      row.detail = "run " + std::to_string(failedRun + 1) + " ended with " + row.exit;
-    } else if (!row.stdoutMatches) {
-      row.status = LiveStatus::Failed;
-      row.detail = "its output differs from " + live.reference + "'s (compare the files in " +
-                   dir.string() + ")";
-    } else {
-      row.status = LiveStatus::Ok;
-    }
+    summarizeRuns(row, results[a], outputs[a], referenceOut, live.reference, o.outDir);
   }
 }
 

@@ -73,8 +73,7 @@ AllocatorRow makeRow(const std::string& allocator, Runs& runs, const fs::path& o
 }  // namespace
 
 void replayTrace(const Options& o, const std::vector<registry::ResolvedAllocator>& where,
-                 const registry::SearchDirs& dirs, TraceReport& trace,
-                 const std::function<void(const std::string&)>& step,
+                 TraceReport& trace, const std::function<void(const std::string&)>& step,
                  const std::function<void(std::size_t)>& skip) {
   const fs::path out = o.outDir;
   std::vector<Runs> runs(o.allocators.size());
@@ -88,13 +87,12 @@ void replayTrace(const Options& o, const std::vector<registry::ResolvedAllocator
            std::to_string(o.runs));
       replay::ReplayOptions ro;
       ro.tracePath = trace.path;
-      ro.allocator = r.where->spec.text;
       ro.threads = o.threads;
       ro.heapLimit = o.heapLimit;
       ro.seriesPath = (out / "series" / (trace.name + "-" + fileSafe(name) + ".run" +
                                          std::to_string(round + 1) + ".csv")).string();
       r.seriesFiles.push_back(ro.seriesPath);
-      r.results.push_back(replay::runReplay(ro, dirs));
+      r.results.push_back(replay::runReplay(ro, *r.where));
       if (!replayFinished(r.results.back())) {
         r.failed = true;
         skip(o.runs - round - 1);

@@ -50,7 +50,10 @@ void computeRatios(TraceReport& trace) {
     r.ratio = (replayOk(r.median) && fastest > 0) ? replayTime(r.median) / fastest : 0;
 }
 
-std::string formatTable(const TraceReport& trace) {
+namespace {
+
+// The heading: the trace, its process, and its statistics in a line.
+std::string traceHeading(const TraceReport& trace) {
   const tracetools::TraceStats& st = trace.stats;
   std::string out = "== " + trace.name;
   if (!trace.description.empty()) out += ": " + trace.description;
@@ -62,12 +65,12 @@ std::string formatTable(const TraceReport& trace) {
          " objects (at most " + grouped(st.maxLiveObjects) + " live), peak live " +
          mib(st.peakLiveBytes) + " MiB, " + grouped(st.threads) +
          (st.threads == 1 ? " thread" : " threads") + "\n\n";
+  return out;
+}
 
-  // Threaded replays rank by the time inside allocator calls (wall time also holds the
-  // waiting for objects other replay threads create): its column comes beside wall time.
-  const bool allocTime = std::any_of(trace.rows.begin(), trace.rows.end(), [](const AllocatorRow& r) {
-    return r.finished() && replayTimesAllocator(r.median);
-  });
+// The table: a row per allocator, with the time inside allocator calls beside wall time
+// when `allocTime`.
+std::string traceTable(const TraceReport& trace, bool allocTime) {
   std::vector<std::string> head = {"allocator", "time ms", "ratio", "peak heap MiB",
                                    "peak live MiB", "frag %", "status"};
   if (allocTime) head.insert(head.begin() + 2, "alloc ms");
@@ -113,10 +116,14 @@ std::string formatTable(const TraceReport& trace) {
     }
     return l + "\n";
   };
-  out += line(head);
+  std::string out = line(head);
   for (const auto& row : cells) out += line(row);
+  return out;
 
-  // The verdict in words, then what to do about each allocator that did not run.
+}
+
+// The verdict in words, then what to do about each allocator that did not run.
+std::string traceVerdict(const TraceReport& trace, bool allocTime) {
   const AllocatorRow* fastest = nullptr;
   const AllocatorRow* smallest = nullptr;
   for (const AllocatorRow& r : trace.rows) {
@@ -125,7 +132,7 @@ std::string formatTable(const TraceReport& trace) {
     if (smallest == nullptr || r.median.peakHeapBytes < smallest->median.peakHeapBytes)
       smallest = &r;
   }
-  out += "\n";
+  std::string out = "\n";
   if (allocTime)
     out += "   ratio: time inside allocator calls, summed over the replay threads (wall time "
            "also holds the waiting for objects other threads create)\n";
@@ -137,10 +144,24 @@ std::string formatTable(const TraceReport& trace) {
     if (replayOk(r.median) || r.median.detail.empty()) continue;
     out += "   " + r.allocator + " " + replayStatusText(r.median) + ": " + r.median.detail + "\n";
   }
+  return out;
+}
+
+}  // namespace
+
+std::string formatTable(const TraceReport& trace) {
+  std::string out = traceHeading(trace);
+  // Threaded replays rank by the time inside allocator calls (wall time also holds the
+  // waiting for objects other replay threads create): its column comes beside wall time.
+  const bool allocTime = std::any_of(trace.rows.begin(), trace.rows.end(), [](const AllocatorRow& r) {
+    return r.finished() && replayTimesAllocator(r.median);
+  });
+  out += traceTable(trace, allocTime);
+  out += traceVerdict(trace, allocTime);
   if (!trace.sitesTable.empty()) {
     // The program's own figure (what it held at its peak, by the code that allocated it), the
     // same whichever allocator replays it.
-    out += "\n   peak live " + mib(st.peakLiveBytes) +
+    out += "\n   peak live " + mib(trace.stats.peakLiveBytes) +
            " MiB by allocation site, for every allocator alike:\n";
     std::size_t from = 0;
     for (std::size_t nl; (nl = trace.sitesTable.find('\n', from)) != std::string::npos; from = nl + 1)

@@ -1,5 +1,5 @@
-// The steps of `strata compare`, one file each, in the order compare.cpp runs them:
-//   compare_options.cpp  the command line into Options
+// The steps of `strata compare`, one file each, in the order compare_run.cpp runs them:
+//   compare_run.cpp      the options checked together, the allocators and inputs checked
 //   compare_traces.cpp   the traces to replay: bundled workloads, files, or a recorded command
 //                        (one trace per process that allocated enough to judge)
 //   compare_replay.cpp   replay rounds on every allocator, the median run as a row
@@ -50,23 +50,20 @@ struct Options {
 // it is the largest of its command, or --all-processes or --process names it).
 inline constexpr std::uint64_t kTrivialBytes = 1u << 20;
 
-// Parses the arguments into `o` (names given twice kept once, every allocator when none are
-// named); returns an error message for the usage, or empty.
-std::string parseOptions(std::span<char* const> args, Options& o);
 
 // The traces to compare on. Fills `traces` (statistics computed and written beside the
 // results), `settings.source`, a phrase for the opening line, and for a command or a trace
 // with child-process traces beside it the processes left out in `command`. Throws
-// std::runtime_error with a message for the user.
+// support::Error with a message for the user.
 void gatherTraces(const Options& o, CompareSettings& settings, std::vector<TraceReport>& traces,
                   std::string& intro, CommandReport& command);
 
 // Replays one trace --runs rounds on every allocator (taking turns within a round) and fills
 // its rows. `step` is called before each replay with a label, `skip` with the number of runs
-// left out after a failure. Throws std::runtime_error for an unreadable trace.
+// left out after a failure. Throws support::Error for an unreadable trace. The allocators
+// come resolved and go to the runner as they are.
 void replayTrace(const Options& o, const std::vector<registry::ResolvedAllocator>& where,
-                 const registry::SearchDirs& dirs, TraceReport& trace,
-                 const std::function<void(const std::string&)>& step,
+                 TraceReport& trace, const std::function<void(const std::string&)>& step,
                  const std::function<void(std::size_t)>& skip);
 
 // Runs the command itself --runs rounds on every allocator and fills `live`.

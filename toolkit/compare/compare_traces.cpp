@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "compare_steps.hpp"
+#include "error.hpp"
 #include "proc.hpp"
 #include "process.hpp"
 #include "site_report.hpp"
@@ -69,7 +70,7 @@ std::string recordCommand(const Options& o) {
   const support::ProcessResult r = runChild(spec);
   struct stat st {};
   if (::stat(trace.c_str(), &st) != 0 || st.st_size == 0)
-    throw std::runtime_error("recording '" + o.command[0] + "' left no trace (strata record: " +
+    throw support::Error("recording '" + o.command[0] + "' left no trace (strata record: " +
                              support::describeStatus(r) + ")");
   if (!r.succeeded())
     std::fprintf(stderr, "%s: '%s' ended with %s; going on with the trace recorded up to then\n",
@@ -156,7 +157,7 @@ std::vector<TraceReport> pickProcesses(const Options& o, const std::string& main
     for (const TraceReport& t : all)
       names += (names.empty() ? "" : ", ") +
                (t.program.empty() ? fs::path(t.path).filename().string() : baseName(t.program));
-    throw std::runtime_error("no process matches --process (the processes: " + names + ")");
+    throw support::Error("no process matches --process (the processes: " + names + ")");
   }
   return picked;
 }
@@ -177,7 +178,7 @@ void writeFile(const fs::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << text;
   out.close();
-  if (!out) throw std::runtime_error("cannot write " + path.string() + ": " + std::strerror(errno));
+  if (!out) throw support::Error("cannot write " + path.string() + ": " + std::strerror(errno));
 }
 
 std::string unreadable(const std::string& path) {
@@ -228,7 +229,7 @@ void gatherTraces(const Options& o, CompareSettings& settings, std::vector<Trace
     settings.source = "workloads";
     std::error_code ec;
     fs::create_directories(out / "traces", ec);
-    if (ec) throw std::runtime_error("cannot create " + (out / "traces").string() + ": " + ec.message());
+    if (ec) throw support::Error("cannot create " + (out / "traces").string() + ": " + ec.message());
     const auto workloads = tracetools::bundledWorkloads();
     char sizeText[32];
     std::snprintf(sizeText, sizeof sizeText, "%g", o.size);
@@ -251,7 +252,7 @@ void gatherTraces(const Options& o, CompareSettings& settings, std::vector<Trace
   // A trace without objects cannot be compared; said before any replay starts.
   for (TraceReport& t : traces) {
     if (t.stats.totalObjects == 0)
-      throw std::runtime_error(t.path + ": no object is allocated in this trace (the program "
+      throw support::Error(t.path + ": no object is allocated in this trace (the program "
                                "made no malloc or new calls the recorder saw): nothing to compare");
     t.statsFile = t.name + "-stats.json";
     writeFile(out / t.statsFile, tracetools::toJson(t.stats));

@@ -14,10 +14,10 @@
 #include <cerrno>
 #include <cstring>
 #include <limits>
-#include <stdexcept>
 
 #include "drag_objects.hpp"
 #include "strata/trace/reader.hpp"
+#include "trace_error.hpp"
 
 namespace strata::tracetools {
 namespace {
@@ -165,9 +165,9 @@ DragResult analyzeDrag(const std::string& tracePath, const LastUseData& lastUse,
   std::uint64_t seq = 0;
   while ((s = reader.next(e)) == trace::ReadStatus::Event && seq < r.events) pass.apply(e, seq++);
   if (s == trace::ReadStatus::Error)
-    throw std::runtime_error(tracePath + ": " + reader.error().message());
+    throw traceError(tracePath, reader.error());
   if (s == trace::ReadStatus::Event || seq != r.events)
-    throw std::runtime_error(tracePath + ": the trace changed while it was analysed");
+    throw support::Error(tracePath + ": the trace changed while it was analysed");
   pass.finish();
   pass.setSites(SiteTally{}.finish(reader.hasSites(), reader.sites()));
   return r;

@@ -19,13 +19,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "drag_last_use.hpp"
 #include "site_stats.hpp"
 #include "strata/trace/format.hpp"
+#include "error.hpp"
 
 namespace strata::tracetools {
 
@@ -122,12 +122,12 @@ struct DragResult {
 };
 
 // A trace that creates no object: it has no drag (the message says so, naming the file).
-class NothingAllocated : public std::runtime_error {
+class NothingAllocated : public support::Error {
  public:
-  using std::runtime_error::runtime_error;
+  using support::Error::Error;
 };
 
-// Reads the trace at `tracePath` and computes its drag. Throws std::runtime_error naming the
+// Reads the trace at `tracePath` and computes its drag. Throws support::Error naming the
 // file for an unreadable or malformed trace, NothingAllocated ("the program allocated
 // nothing") for a trace that creates no object, and one naming the id for a record of an object the trace does not have
 // (or of a reap) or for an id with two records (naming the last-use file when it was read

@@ -15,13 +15,13 @@
 #include <optional>
 #include <queue>
 #include <set>
-#include <stdexcept>
 #include <unordered_map>
 #include <vector>
 
 #include "drag_objects.hpp"
 #include "strata/trace/reader.hpp"
 #include "trace_file.hpp"
+#include "trace_error.hpp"
 
 namespace strata::tracetools {
 namespace {
@@ -152,7 +152,7 @@ IdealTraceCounts writeIdealTrace(const std::string& tracePath, const LastUseData
                                  const DragOptions& options) {
   DragObjectPass objects = runDragObjectPass(tracePath, lastUse, options);
   if (objects.events != analysis.events)
-    throw std::runtime_error(tracePath + ": not the trace that was analysed (" +
+    throw support::Error(tracePath + ": not the trace that was analysed (" +
                              std::to_string(analysis.events) + " events expected)");
   DragTraceInput input(tracePath);
   trace::TraceReader<trace::FdSource>& reader = input.reader();
@@ -165,9 +165,9 @@ IdealTraceCounts writeIdealTrace(const std::string& tracePath, const LastUseData
     w.apply(e, seq++, reader);
   }
   if (s == trace::ReadStatus::Error)
-    throw std::runtime_error(tracePath + ": " + reader.error().message());
+    throw traceError(tracePath, reader.error());
   if (s == trace::ReadStatus::Event || seq != analysis.events)
-    throw std::runtime_error(tracePath + ": not the trace that was analysed (" +
+    throw support::Error(tracePath + ": not the trace that was analysed (" +
                              std::to_string(analysis.events) + " events expected)");
   return w.finish(reader);
 }

@@ -38,7 +38,7 @@ struct IdealTraceCounts {
 
 // Reads the trace at `tracePath` again with `lastUse` (the ones `analysis` came from) and
 // writes the ideal trace to `outPath`, with the original's program chunk, sites and modules.
-// Temporary files as options.tempDir says. Throws std::runtime_error naming the file that
+// Temporary files as options.tempDir says. Throws support::Error naming the file that
 // cannot be read or written, or when the trace is not the one analysed (its events differ in
 // number), or as analyzeDrag does.
 IdealTraceCounts writeIdealTrace(const std::string& tracePath, const LastUseData& lastUse,

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "strata/drag/protocol.h"
+#include "error.hpp"
 
 namespace strata::tracetools {
 namespace {
@@ -116,14 +117,14 @@ LastUseData parseWith(const unsigned char* data, std::size_t size,
 LastUseData readWith(const std::string& path,
                      const std::function<void(const LastUseRecord&)>* onRecord) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw std::runtime_error(path + ": cannot read: " + std::strerror(errno));
+  if (fd < 0) throw support::Error(path + ": cannot read: " + std::strerror(errno));
   try {
     Parser p(onRecord);
     std::vector<unsigned char> buf(std::size_t{1} << 16);
     for (;;) {
       const ssize_t n = ::read(fd, buf.data(), buf.size());
       if (n < 0 && errno == EINTR) continue;
-      if (n < 0) throw std::runtime_error(path + ": cannot read: " + std::strerror(errno));
+      if (n < 0) throw support::Error(path + ": cannot read: " + std::strerror(errno));
       if (n == 0) break;
       p.feed(buf.data(), static_cast<std::size_t>(n));
     }
@@ -133,7 +134,7 @@ LastUseData readWith(const std::string& path,
     return d;
   } catch (const LastUseError& e) {
     ::close(fd);
-    throw std::runtime_error(path + ": " + e.what());
+    throw support::Error(path + ": " + e.what());
   } catch (...) {
     ::close(fd);
     throw;

@@ -8,9 +8,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "error.hpp"
 
 namespace strata::tracetools {
 
@@ -34,10 +35,10 @@ struct LastUseData {
 };
 
 // A malformed last-use file: what is wrong and the byte offset it concerns.
-class LastUseError : public std::runtime_error {
+class LastUseError : public support::Error {
  public:
   LastUseError(std::uint64_t offset, const std::string& what)
-      : std::runtime_error(what + " at byte offset " + std::to_string(offset)), offset_(offset) {}
+      : support::Error(what + " at byte offset " + std::to_string(offset)), offset_(offset) {}
   std::uint64_t offset() const noexcept { return offset_; }
 
  private:
@@ -50,7 +51,7 @@ class LastUseError : public std::runtime_error {
 // the analysis (drag_analysis.hpp), which sorts the records by id.
 LastUseData parseLastUse(const unsigned char* data, std::size_t size);
 
-// The same from a file, read in blocks. Errors are std::runtime_error "PATH: WHAT at byte
+// The same from a file, read in blocks. Errors are support::Error "PATH: WHAT at byte
 // offset N" (LastUseError, with the path in front) or "PATH: cannot read: REASON".
 LastUseData readLastUseFile(const std::string& path);
 

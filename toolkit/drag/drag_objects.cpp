@@ -11,12 +11,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
 #include "strata/trace/reader.hpp"
+#include "trace_error.hpp"
 
 namespace strata::tracetools {
 namespace {
@@ -116,7 +116,7 @@ class ObjectPass {
       return;
     }
     if (have_ && n.id == cur_.id)
-      throw std::runtime_error(lastUseError(
+      throw support::Error(lastUseError(
           lu_, "object " + std::to_string(n.id) + " has a second record (the first at byte " +
                    "offset " + std::to_string(cur_.offset) + ") at byte offset " +
                    std::to_string(n.offset)));
@@ -254,7 +254,7 @@ class ObjectPass {
 
 DragTraceInput::DragTraceInput(const std::string& path)
     : fd_(::open(path.c_str(), O_RDONLY | O_CLOEXEC)) {
-  if (fd_ < 0) throw std::runtime_error(path + ": cannot read: " + std::strerror(errno));
+  if (fd_ < 0) throw support::Error(path + ": cannot read: " + std::strerror(errno));
   reader_ = std::make_unique<trace::TraceReader<trace::FdSource>>(trace::FdSource{fd_});
 }
 
@@ -274,14 +274,14 @@ DragObjectPass runDragObjectPass(const std::string& tracePath, const LastUseData
   std::uint64_t seq = 0;
   while ((s = reader.next(e)) == trace::ReadStatus::Event) pass.apply(e, seq++);
   if (s == trace::ReadStatus::Error)
-    throw std::runtime_error(tracePath + ": " + reader.error().message());
+    throw traceError(tracePath, reader.error());
   if (out.objectCount == 0)
     throw NothingAllocated(tracePath + ": the program allocated nothing (the trace creates "
                                          "no object), so it has no drag");
   out.traceComplete = reader.complete();
   out.siteCount = reader.sites().siteCount();
   pass.finish(seq);
-  if (!pass.badRecord().empty()) throw std::runtime_error(pass.badRecord());
+  if (!pass.badRecord().empty()) throw support::Error(pass.badRecord());
   return out;
 }
 

@@ -55,7 +55,7 @@ struct DragObjectPass {
 };
 
 // A trace opened for one of the passes: its reader, the file closed when it goes. Throws
-// std::runtime_error "PATH: cannot read: WHY".
+// support::Error "PATH: cannot read: WHY".
 class DragTraceInput {
  public:
   explicit DragTraceInput(const std::string& path);
@@ -69,7 +69,7 @@ class DragTraceInput {
   std::unique_ptr<trace::TraceReader<trace::FdSource>> reader_;
 };
 
-// Runs the pass. Throws std::runtime_error as analyzeDrag does (drag_analysis.hpp).
+// Runs the pass. Throws support::Error as analyzeDrag does (drag_analysis.hpp).
 DragObjectPass runDragObjectPass(const std::string& tracePath, const LastUseData& lastUse,
                                  const DragOptions& options);
 

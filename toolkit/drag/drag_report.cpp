@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "error.hpp"
 #include "process.hpp"
 #include "helpers.hpp"
 #include "python.hpp"
@@ -178,10 +179,8 @@ int writeDragReport(const DragRunFacts& facts, const std::vector<DragProcess>& p
   std::fflush(stdout);
   std::ofstream report(facts.dir / "report.txt");
   report << text;
-  if (!report.flush() || !writeCurves(facts.dir / "curves.csv", r)) {
-    std::fprintf(stderr, "strata drag: cannot write to %s\n", facts.dir.c_str());
-    return 1;
-  }
+  if (!report.flush() || !writeCurves(facts.dir / "curves.csv", r))
+    throw support::Error("cannot write to " + facts.dir.string());
   drawPlot(facts.dir);
   return 0;
 }

@@ -48,8 +48,8 @@ std::vector<std::string> entries(const std::string& dir) {
 
 std::string systemError(const std::string& what) { return what + ": " + std::strerror(errno); }
 
-// The tool expands --drag-out as Valgrind does --log-file (%p, %q{VAR}); a '%' of the
-// caller's file names is doubled to stay one.
+// The tool expands its output option (--drag-out) as Valgrind does --log-file (%p, %q{VAR});
+// a '%' of the caller's file names is doubled to stay one.
 std::string escapePercent(const std::string& path) {
   std::string out;
   for (const char c : path) {
@@ -146,7 +146,7 @@ std::vector<std::string> DragRun::argv(const std::string& outFile,
                                        const std::vector<std::string>& command,
                                        const std::vector<std::string>& valgrindOptions) const {
   std::vector<std::string> args{valgrind_.program, std::string("--tool=") + kToolName,
-                                "--drag-out=" + escapePercent(outFile), "-q"};
+                                STRATA_DRAG_OUT_OPTION "=" + escapePercent(outFile), "-q"};
   args.insert(args.end(), valgrindOptions.begin(), valgrindOptions.end());
   args.push_back("--");
   args.insert(args.end(), command.begin(), command.end());
@@ -157,7 +157,8 @@ std::vector<std::string> DragRun::argvEveryProcess(
     const std::string& dir, const std::vector<std::string>& command,
     const std::vector<std::string>& valgrindOptions) const {
   std::vector<std::string> args{valgrind_.program, std::string("--tool=") + kToolName,
-                                "--drag-out=" + escapePercent(dir + "/last-use.") + "%p.bin",
+                                STRATA_DRAG_OUT_OPTION "=" + escapePercent(dir + "/last-use.") +
+                                    "%p.bin",
                                 "-q", "--trace-children=yes",
                                 "--log-file=" + escapePercent(dir + "/valgrind.") + "%p.log"};
   args.insert(args.end(), valgrindOptions.begin(), valgrindOptions.end());

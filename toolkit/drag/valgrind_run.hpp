@@ -9,12 +9,14 @@
 #include <utility>
 #include <vector>
 
+#include "strata/drag/protocol.h"
+
 namespace strata::drag {
 
-// The tool's name for --tool=, and its file name, which Valgrind derives from the name and
-// the platform.
-inline constexpr const char* kToolName = "strata-drag";
-inline constexpr const char* kToolFile = "strata-drag-amd64-linux";
+// The tool's name for --tool= (strata/drag/protocol.h), and its file name, which Valgrind
+// derives from the name and the platform.
+inline constexpr const char* kToolName = STRATA_DRAG_TOOL_NAME;
+inline constexpr const char* kToolFile = STRATA_DRAG_TOOL_NAME "-amd64-linux";
 
 // An installed Valgrind.
 struct Valgrind {

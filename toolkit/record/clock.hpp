@@ -1,5 +1,5 @@
 // The recorder's clock: what every event is stamped with. One of three, chosen by
-// STRATA_TRACE_CLOCK (docs/recording.md):
+// STRATA_TRACE_CLOCK (docs/toolkit/recording.md):
 // - tsc (the default, when usable): the CPU's time-stamp counter, converted to CLOCK_MONOTONIC
 //   nanoseconds. rdtsc is much cheaper than the vDSO's CLOCK_MONOTONIC (which reads the same
 //   counter, plus the kernel's conversion data, and under a hypervisor more), and the clock

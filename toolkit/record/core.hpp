@@ -1,7 +1,7 @@
 // The recorder's core: what every unit shares. The recording state, the recursion guard,
 // the lock and the scalars every event reads or updates under it, the trace writer, the
 // address map, and appending an event. Every other unit of toolkit/record builds on this one
-// (docs/recording.md, "How the recorder is built", lists them).
+// (docs/toolkit/recording.md, "How the recorder is built", lists them).
 #pragma once
 #include <errno.h>
 #include <stddef.h>

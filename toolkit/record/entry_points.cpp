@@ -16,6 +16,7 @@
 #include "calls.hpp"
 #include "lifecycle.hpp"
 #include "real.hpp"
+#include "strata/platform/page.hpp"
 #include "strata/shim/entry_points.hpp"
 #include "threads.hpp"
 
@@ -25,7 +26,7 @@ namespace {
 using strata::trace::kFlagNull;
 
 // log2 of the page size: the alignment valloc and pvalloc give.
-unsigned pageAlignLog2() { return alignLog2(static_cast<size_t>(::getpagesize())); }
+unsigned pageAlignLog2() { return alignLog2(platform::pageSize()); }
 
 // A resize that fails before any real call (reallocarray's overflowing size).
 void* failedResize(void*, size_t) { return nullptr; }

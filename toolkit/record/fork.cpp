@@ -1,7 +1,7 @@
 // fork (lifecycle.hpp): the lock is held across fork() so the child's copy of the recorder is
 // consistent; the child starts a trace of its own, FILE.<pid>, which begins by re-creating
 // the objects (and reaps) it inherited, so that it is self-contained.
-#include <sys/mman.h>
+
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -11,6 +11,7 @@
 #include "lifecycle.hpp"
 #include "mapped_memory.hpp"
 #include "sites.hpp"
+#include "strata/platform/memory.hpp"
 
 namespace strata::record {
 
@@ -94,7 +95,7 @@ void recreateLiveObjects() {
     }
     e.meta = makeMeta(reap, false, align);
   });
-  if (ren != nullptr) ::munmap(ren, reaps * sizeof(Renamed));
+  if (ren != nullptr) platform::unmap(ren, reaps * sizeof(Renamed));
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 
 #include "mapped_memory.hpp"
+#include "strata/platform/memory.hpp"
 
 namespace strata::record {
 
@@ -113,7 +114,7 @@ class HashTable {
     if (!fresh.init(capacity())) return;
     for (size_t i = 0; i <= mask_; ++i)
       if (slots_[i].addr != 0 && keep(slots_[i])) fresh.insert(slots_[i]);
-    ::munmap(slots_, capacity() * sizeof(S));
+    platform::unmap(slots_, capacity() * sizeof(S));
     *this = fresh;
   }
 
@@ -127,7 +128,7 @@ class HashTable {
     if (!bigger.init(capacity() * 2)) return false;
     for (size_t i = 0; i <= mask_; ++i)
       if (slots_[i].addr != 0) bigger.insert(slots_[i]);
-    ::madvise(slots_, capacity() * sizeof(S), MADV_DONTNEED);
+    platform::decommit(slots_, capacity() * sizeof(S), platform::Decommit::Now);
     __atomic_store_n(&slots_, bigger.slots_, __ATOMIC_RELEASE);
     __atomic_store_n(&shift_, bigger.shift_, __ATOMIC_RELEASE);
     __atomic_store_n(&mask_, bigger.mask_, __ATOMIC_RELEASE);

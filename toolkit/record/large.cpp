@@ -9,6 +9,7 @@
 #include <algorithm>
 
 #include "core.hpp"
+#include "strata/record/environment.hpp"
 #include "touch_sampling.hpp"
 
 namespace strata::record {
@@ -20,7 +21,7 @@ constinit thread_local __attribute__((tls_model("initial-exec"))) uint32_t tTouc
 uint64_t largeThreshold(const char* setting) noexcept {
   const uint64_t least = 2 * uint64_t{gLarge.pageSize};
   if (setting == nullptr || setting[0] == '\0') return least;
-  if (::strcmp(setting, "off") == 0) return ~uint64_t{0};
+  if (::strcmp(setting, env::kTouchOff) == 0) return ~uint64_t{0};
   char* end = nullptr;
   const unsigned long long v = ::strtoull(setting, &end, 10);
   if (end == setting || *end != '\0') {

@@ -14,6 +14,7 @@
 
 #include "object_map.hpp"
 #include "prepared_table.hpp"
+#include "strata/platform/page.hpp"
 #include "touch.hpp"
 
 namespace strata::record {
@@ -22,7 +23,7 @@ namespace strata::record {
 // table of prepared objects is lock-free (prepared_table.hpp).
 struct LargeObjects {
   uint64_t threshold = ~uint64_t{0};
-  size_t pageSize = 4096;
+  size_t pageSize = platform::kPageSize;
   PreparedTable prepared;
 };
 [[gnu::visibility("hidden")]] extern LargeObjects gLarge;

@@ -19,6 +19,8 @@
 #include "large.hpp"
 #include "mapped_memory.hpp"
 #include "sites.hpp"
+#include "strata/platform/page.hpp"
+#include "strata/record/environment.hpp"
 #include "threads.hpp"
 #include "touch_sampling.hpp"
 
@@ -32,12 +34,6 @@ namespace {
 constexpr size_t kInitialMapSlots = size_t{1} << 16;
 // The table of measured large objects' homes (a fixed size: see prepared_table.hpp).
 constexpr size_t kPreparedSlots = size_t{1} << 16;
-
-// Whether an on/off setting (STRATA_TRACE_SITES, STRATA_TRACE_TOUCH_ALL) is on: set, and
-// neither empty nor "0".
-bool settingOn(const char* value) {
-  return value != nullptr && value[0] != '\0' && ::strcmp(value, "0") != 0;
-}
 
 }  // namespace
 
@@ -188,7 +184,7 @@ void threadEnded() {
 // them later is not recorded either.
 __attribute__((constructor(101))) void startRecorder() {
   Guard g;
-  const char* file = ::getenv("STRATA_TRACE_FILE");
+  const char* file = ::getenv(env::kFile);
   if (file == nullptr || file[0] == '\0') return;
   if (::strlen(file) >= sizeof gTraceFile.path) {
     static const char kMsg[] = "strata-record: STRATA_TRACE_FILE is too long; not recording\n";
@@ -198,18 +194,18 @@ __attribute__((constructor(101))) void startRecorder() {
   }
   ::strcpy(gTraceFile.path, file);
   // Allocation sites: creates take the lock path, so the rings are left off.
-  if (settingOn(::getenv("STRATA_TRACE_SITES")) && !initSites()) {
+  if (env::settingOn(::getenv(env::kSites)) && !initSites()) {
     static const char kMsg[] =
         "strata-record: no memory for allocation sites; recording without them\n";
     const ssize_t ignored = ::write(2, kMsg, sizeof kMsg - 1);
     (void)ignored;
   }
   // Last uses for `strata drag`: every call takes the lock path, so the rings are left off.
-  if (settingOn(::getenv("STRATA_TRACE_DRAG"))) initDrag();
-  const char* clock = ::getenv("STRATA_TRACE_CLOCK");
-  if (clock != nullptr && ::strcmp(clock, "coarse") == 0) {
+  if (env::settingOn(::getenv(env::kDrag))) initDrag();
+  const char* clock = ::getenv(env::kClock);
+  if (clock != nullptr && ::strcmp(clock, env::kClockCoarse) == 0) {
     startClock(ClockKind::kCoarse);
-  } else if (clock != nullptr && ::strcmp(clock, "fine") == 0) {
+  } else if (clock != nullptr && ::strcmp(clock, env::kClockFine) == 0) {
     startClock(ClockKind::kFine);
   } else if (tscUsable()) {  // unset, "tsc" or anything else: tsc where it can be trusted
     startClock(ClockKind::kTsc);
@@ -218,23 +214,23 @@ __attribute__((constructor(101))) void startRecorder() {
   gTraceFile.pid = static_cast<pid_t>(::syscall(SYS_getpid));
   // STRATA_TRACE_PID names the process that writes FILE itself; when recording without
   // `strata record`, this first process takes that role and tells its descendants.
-  const char* owner = ::getenv("STRATA_TRACE_PID");
+  const char* owner = ::getenv(env::kOwnerPid);
   if (owner != nullptr && owner[0] != '\0') {
     gTraceFile.ownerPid = static_cast<pid_t>(::strtol(owner, nullptr, 10));
   } else {
     gTraceFile.ownerPid = gTraceFile.pid;
     char buf[24];
     ::snprintf(buf, sizeof buf, "%ld", static_cast<long>(gTraceFile.pid));
-    ::setenv("STRATA_TRACE_PID", buf, 1);
+    ::setenv(env::kOwnerPid, buf, 1);
   }
-  const long page = ::sysconf(_SC_PAGESIZE);
-  if (page > 0 && (page & (page - 1)) == 0) gLarge.pageSize = static_cast<size_t>(page);
+  const size_t page = platform::pageSize();
+  if (page > 0 && (page & (page - 1)) == 0) gLarge.pageSize = page;
   gCore.buffer = static_cast<unsigned char*>(mapPages(kBufferBytes));
   if (gCore.buffer == nullptr || !gCore.map.init(kInitialMapSlots) ||
       !gLarge.prepared.init(kPreparedSlots) || !openTrace())
     return;
-  gLarge.threshold = largeThreshold(::getenv("STRATA_TRACE_TOUCH_MIN"));
-  gTouchSampling.all = settingOn(::getenv("STRATA_TRACE_TOUCH_ALL"));
+  gLarge.threshold = largeThreshold(::getenv(env::kTouchMin));
+  gTouchSampling.all = env::settingOn(::getenv(env::kTouchAll));
   strata::record::initThreadHooks({threadStarted, threadEnded});
   startWriter();
   installSignalHandlers();

@@ -1,7 +1,7 @@
 // The recorder's life cycle: starting (STRATA_TRACE_* from the environment, the trace file,
 // the clock, the hooks), the end of the process (the trailer at exit, _exit and quick_exit;
 // what is written on a fatal signal), threads starting and ending, and fork (the child starts
-// a trace of its own, fork.cpp). docs/recording.md describes the behaviour.
+// a trace of its own, fork.cpp). docs/toolkit/recording.md describes the behaviour.
 #pragma once
 #include <sys/types.h>
 

@@ -1,15 +1,17 @@
-// The recorder's own memory (mapped_memory.hpp): anonymous mappings, plain system calls.
+// The recorder's own memory (mapped_memory.hpp): anonymous mappings, the layers' platform calls
+// (inline, plain system calls) but for MADV_HUGEPAGE.
 #include "mapped_memory.hpp"
 
 #include <sys/mman.h>
 
 #include <cstdint>
 
+#include "strata/platform/memory.hpp"
+
 namespace strata::record {
 
 void* mapPages(std::size_t bytes) noexcept {
-  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  return p == MAP_FAILED ? nullptr : p;
+  return platform::map(bytes);
 }
 
 void* mapTable(std::size_t bytes) noexcept {
@@ -19,9 +21,9 @@ void* mapTable(std::size_t bytes) noexcept {
   if (raw == nullptr) return nullptr;
   const std::uintptr_t start = (reinterpret_cast<std::uintptr_t>(raw) + kHuge - 1) & ~(kHuge - 1);
   unsigned char* p = reinterpret_cast<unsigned char*>(start);
-  if (p != raw) ::munmap(raw, static_cast<std::size_t>(p - raw));
+  if (p != raw) platform::unmap(raw, static_cast<std::size_t>(p - raw));
   const auto tail = static_cast<std::size_t>((raw + bytes + kHuge) - (p + bytes));
-  if (tail != 0) ::munmap(p + bytes, tail);
+  if (tail != 0) platform::unmap(p + bytes, tail);
   ::madvise(p, bytes, MADV_HUGEPAGE);
   return p;
 }

@@ -7,12 +7,13 @@
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
+
 #include <unistd.h>
 
 #include <algorithm>
 
 #include "mapped_memory.hpp"
+#include "strata/platform/memory.hpp"
 
 namespace strata::record {
 
@@ -29,8 +30,8 @@ bool ModuleList::init(size_t maxModules, size_t pathBytes) noexcept {
 }
 
 void ModuleList::release() noexcept {
-  if (items_ != nullptr) ::munmap(items_, capacity_ * sizeof(Module));
-  if (paths_ != nullptr) ::munmap(paths_, pathCapacity_);
+  if (items_ != nullptr) platform::unmap(items_, capacity_ * sizeof(Module));
+  if (paths_ != nullptr) platform::unmap(paths_, pathCapacity_);
   items_ = nullptr;
   paths_ = nullptr;
   capacity_ = pathCapacity_ = pathUsed_ = 0;

@@ -8,6 +8,7 @@
 #include "events.hpp"
 #include "mapped_memory.hpp"
 #include "sites.hpp"
+#include "strata/platform/memory.hpp"
 
 namespace strata::record {
 
@@ -89,7 +90,7 @@ struct ReapSet {
     }
   }
   ~ReapSet() {
-    if (ids != nullptr) ::munmap(ids, cap * sizeof(uint64_t));
+    if (ids != nullptr) platform::unmap(ids, cap * sizeof(uint64_t));
   }
   ReapSet(const ReapSet&) = delete;
   ReapSet& operator=(const ReapSet&) = delete;
@@ -102,7 +103,7 @@ struct ReapSet {
     auto* bigger = static_cast<uint64_t*>(mapPages(2 * cap * sizeof(uint64_t)));
     if (bigger == nullptr) return false;
     std::copy(ids, ids + n, bigger);
-    ::munmap(ids, cap * sizeof(uint64_t));
+    platform::unmap(ids, cap * sizeof(uint64_t));
     ids = bigger;
     cap *= 2;
     return true;
@@ -196,7 +197,7 @@ void recordObstackFree(const void* h, const void* obj) noexcept {
     gCore.map.erase(freed[i].addr);
     dragRelease(freed[i].addr);
   }
-  ::munmap(freed, n * sizeof(Entry));
+  platform::unmap(freed, n * sizeof(Entry));
 }
 
 // As in recordResize (events.cpp): merge, take the old object out of the map, call, merge

@@ -7,6 +7,7 @@
 #include <new>
 
 #include "mapped_memory.hpp"
+#include "strata/platform/memory.hpp"
 
 namespace strata::record {
 
@@ -14,7 +15,7 @@ bool RingSet::growCursors() noexcept {
   const size_t cap = cursorCap_ == 0 ? 64 : cursorCap_ * 2;
   auto* bigger = static_cast<Cursor*>(mapPages(cap * sizeof(Cursor)));
   if (bigger == nullptr) return false;
-  if (cursors_ != nullptr) ::munmap(cursors_, cursorCap_ * sizeof(Cursor));
+  if (cursors_ != nullptr) platform::unmap(cursors_, cursorCap_ * sizeof(Cursor));
   cursors_ = bigger;
   cursorCap_ = cap;
   return true;

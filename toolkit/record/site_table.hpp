@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 
 #include "hash_table.hpp"
+#include "strata/platform/memory.hpp"
 #include "strata/trace/format.hpp"
 
 namespace strata::record {
@@ -55,7 +56,8 @@ class SiteTable {
   bool init(size_t slots) { return table_.init(slots); }
   // Gives the memory back; the table must be init() again before use.
   void release() {
-    if (table_.slots() != nullptr) ::munmap(table_.slots(), table_.capacity() * sizeof(SiteSlot));
+    if (table_.slots() != nullptr)
+      platform::unmap(table_.slots(), table_.capacity() * sizeof(SiteSlot));
     table_ = HashTable<SiteSlot>{};
   }
   size_t size() const { return table_.size(); }

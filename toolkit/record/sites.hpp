@@ -1,4 +1,4 @@
-// Allocation sites (docs/recording.md, "Allocation sites"): with STRATA_TRACE_SITES=1 each
+// Allocation sites (docs/toolkit/recording.md, "Allocation sites"): with STRATA_TRACE_SITES=1 each
 // creating call (malloc, calloc, realloc, the aligned calls, operator new, reap_create and
 // reap_malloc) walks its stack (stack_walk.hpp) before taking the lock, the stack is interned
 // to a site id under the lock (site_table.hpp), and the event carries it; the loaded objects

@@ -2,7 +2,8 @@
 #include "touch.hpp"
 
 #include <errno.h>
-#include <sys/mman.h>
+
+#include "strata/platform/memory.hpp"
 
 namespace strata::record {
 
@@ -24,7 +25,8 @@ bool releasePages(const void* object, std::uint64_t from, std::uint64_t to,
   std::uintptr_t first, last;
   if (!interiorPages(base + from, base + to, page, &first, &last)) return true;
   const int savedErrno = errno;  // the program must not see madvise's errno
-  const bool ok = ::madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED) == 0;
+  const bool ok =
+      platform::decommit(reinterpret_cast<void*>(first), last - first, platform::Decommit::Now);
   errno = savedErrno;
   return ok;
 }

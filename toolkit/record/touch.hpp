@@ -4,7 +4,7 @@
 // object ends it asks the kernel which of the object's whole pages are resident again
 // (mincore). A page that is resident was touched (written or read) since; the partial pages
 // at either end are shared with the allocator's headers and neighbours, so they are never
-// given back and always count as touched. docs/recording.md describes the method and its
+// given back and always count as touched. docs/toolkit/recording.md describes the method and its
 // limits. Plain system calls only: these run inside malloc and free.
 #pragma once
 #include <cstddef>

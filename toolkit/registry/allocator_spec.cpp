@@ -11,6 +11,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "error.hpp"
 #include "files.hpp"
 #include "helpers.hpp"
 #include "proc.hpp"
@@ -20,6 +21,10 @@ namespace strata::registry {
 namespace {
 
 namespace fs = std::filesystem;
+
+// A spec that names nothing usable: exit status 2, as for a wrong invocation, but without the
+// usage (the message says what to write).
+[[noreturn]] void bad(const std::string& message) { throw support::Error(message, 2); }
 
 bool isNameStart(char c) { return (c >= 'A' && c <= 'Z') || c == '_'; }
 bool isNameChar(char c) { return isNameStart(c) || (c >= '0' && c <= '9'); }
@@ -206,65 +211,65 @@ ProbeResult runProbe(const ResolvedAllocator& a) {
 
 }  // namespace
 
-std::string parseSpec(std::string_view text, AllocatorSpec& out, bool allowNone) {
-  out = AllocatorSpec{};
+AllocatorSpec parseSpec(std::string_view text, bool allowNone) {
+  AllocatorSpec out;
   out.text = std::string(text);
-  if (text.empty()) return "empty allocator spec";
+  if (text.empty()) bad("empty allocator spec");
   std::string_view rest = text;
   if (const std::size_t l = labelAt(rest); l != 0 && !looksLikePath(rest.substr(0, l))) {
     out.label = std::string(rest.substr(0, l));
     rest.remove_prefix(l + 1);
-    if (rest.empty()) return "allocator spec '" + out.text + "' names nothing after '" + out.label + "='";
+    if (rest.empty()) bad("allocator spec '" + out.text + "' names nothing after '" + out.label + "='");
   } else if (!rest.empty() && rest[0] == '=') {
-    return "allocator spec '" + out.text + "' has an empty label before '='";
+    bad("allocator spec '" + out.text + "' has an empty label before '='");
   }
   const std::string_view base = baseOf(rest);
   std::string_view settings = rest.substr(base.size());
-  if (base.empty()) return "allocator spec '" + out.text + "' names no allocator before ':'";
+  if (base.empty()) bad("allocator spec '" + out.text + "' names no allocator before ':'");
   if (base == "none") {
-    if (!allowNone) return "allocator 'none' is only for `strata replay`";
+    if (!allowNone) bad("allocator 'none' is only for `strata replay`");
     out.isNone = true;
   } else if (const AllocatorInfo* info = findAllocator(base); info != nullptr) {
     out.known = info;
   } else if (looksLikePath(base)) {
     if (base.find(':') != std::string_view::npos)
-      return "library path '" + std::string(base) + "' holds a ':', which LD_PRELOAD cannot carry";
+      bad("library path '" + std::string(base) + "' holds a ':', which LD_PRELOAD cannot carry");
     out.library = fs::absolute(fs::path(std::string(base))).lexically_normal().string();
     if (out.library.find_first_of(" \t") != std::string::npos)
-      return "library path '" + out.library + "' holds a space, which LD_PRELOAD cannot carry";
+      bad("library path '" + out.library + "' holds a space, which LD_PRELOAD cannot carry");
   } else if (base.find(':') != std::string_view::npos) {
     const std::size_t colon = base.find(':');
     const std::string_view head = base.substr(0, colon);
     if (findAllocator(head) != nullptr || looksLikePath(head))
-      return "allocator spec '" + out.text + "': '" + std::string(base.substr(colon + 1)) +
-             "' is not a setting (write NAME=VALUE with NAME in capitals, e.g. " +
-             "jemalloc:MALLOC_CONF=narenas:1)";
-    return "unknown allocator '" + std::string(head) + "'; known allocators: " + knownAllocatorNames() +
-           ", or a library path (./libmine.so)";
+      bad("allocator spec '" + out.text + "': '" + std::string(base.substr(colon + 1)) +
+          "' is not a setting (write NAME=VALUE with NAME in capitals, e.g. " +
+          "jemalloc:MALLOC_CONF=narenas:1)");
+    bad("unknown allocator '" + std::string(head) + "'; known allocators: " + knownAllocatorNames() +
+        ", or a library path (./libmine.so)");
   } else {
-    return "unknown allocator '" + std::string(base) + "'; known allocators: " + knownAllocatorNames() +
-           ", or a library path (./libmine.so)";
+    bad("unknown allocator '" + std::string(base) + "'; known allocators: " + knownAllocatorNames() +
+        ", or a library path (./libmine.so)");
   }
   // Settings: ":NAME=VALUE" each, a value running to the next ':' or ',' that starts a setting.
   while (!settings.empty()) {
     settings.remove_prefix(1);  // the ':' or ','
     const std::size_t nameLen = settingNameAt(settings);
     if (nameLen == 0)
-      return "allocator spec '" + out.text + "': '" + std::string(settings) + "' is not a setting";
+      bad("allocator spec '" + out.text + "': '" + std::string(settings) + "' is not a setting");
     std::size_t end = nameLen + 1;
     while (end < settings.size() &&
            !((settings[end] == ':' || settings[end] == ',') && settingNameAt(settings.substr(end + 1)) != 0))
       ++end;
     if (end == nameLen + 1)
-      return "allocator spec '" + out.text + "': setting " + std::string(settings.substr(0, nameLen)) +
-             " has no value";
+      bad("allocator spec '" + out.text + "': setting " + std::string(settings.substr(0, nameLen)) +
+          " has no value");
     const std::string setting(settings.substr(0, end));
     if (setting.rfind("LD_PRELOAD=", 0) == 0)
-      return "allocator spec '" + out.text + "': LD_PRELOAD is strata's to set (name the library instead)";
+      bad("allocator spec '" + out.text + "': LD_PRELOAD is strata's to set (name the library instead)");
     out.settings.push_back(setting);
     settings.remove_prefix(end);
   }
-  if (out.isNone && !out.settings.empty()) return "allocator 'none' takes no settings";
+  if (out.isNone && !out.settings.empty()) bad("allocator 'none' takes no settings");
   if (out.label.empty()) {
     if (!out.library.empty()) {
       out.label = fs::path(out.library).filename().string();
@@ -273,7 +278,7 @@ std::string parseSpec(std::string_view text, AllocatorSpec& out, bool allowNone)
       out.label = std::string(rest);
     }
   }
-  return {};
+  return out;
 }
 
 std::vector<std::string> splitSpecList(std::string_view list) {

@@ -28,10 +28,10 @@ struct AllocatorSpec {
   bool isNone = false;                // the do-nothing allocator of `strata replay` ("none")
 };
 
-// Parses one spec. Returns an error message naming what is wrong (unknown allocator name with
-// the known ones, a setting that is not NAME=VALUE, an empty label...), or empty on success.
+// Parses one spec. Throws support::Error with exit status 2 naming what is wrong (unknown
+// allocator name with the known ones, a setting that is not NAME=VALUE, an empty label...).
 // "none" parses (isNone) only when allowNone.
-std::string parseSpec(std::string_view text, AllocatorSpec& out, bool allowNone = false);
+AllocatorSpec parseSpec(std::string_view text, bool allowNone = false);
 
 // Splits a comma-separated list of specs: a comma starts a new spec only when what follows
 // it starts one (a known name, LABEL=, or a path), so commas inside a setting's value

@@ -1,357 +1,350 @@
 // The replay engine (engine.hpp): plan windows from PlanDecoder, the replay loop over them
-// (one thread; a fixed pool with cross-thread waits; or one OS thread per recorded thread,
-// started and ended as the program's were), and the measurements.
+// (one thread; a fixed pool with cross-thread waits, pool.hpp; or one OS thread per recorded
+// thread, started and ended as the program's were, lifecycle.hpp), and the measurements.
+//
+// replayWith runs a replay in phases, each a function or a method of Replay below: how the
+// threads replay and how long a window is; the tables, in the replayer's own memory; the first
+// window; the replay threads; the heap at the start; window after window, the heap sampled
+// after each; the threads stopped; the end-of-run figures; what the trace left live freed; the
+// result.
 #include "engine.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <barrier>
 #include <cerrno>
 #include <chrono>
-#include <climits>
-#include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <string>
 #include <thread>
-#include <vector>
 
 #include "lifecycle.hpp"
 #include "measure.hpp"
 #include "own_memory.hpp"
 #include "plan.hpp"
+#include "pool.hpp"
 #include "replay_loop.hpp"
 #include "scan.hpp"
 
 namespace strata::replay {
 namespace {
 
-// The resident bytes of the libraries LD_PRELOAD names (the allocator under test), by their
-// resolved paths as /proc/self/smaps shows them; 0 with nothing preloaded.
-std::uint64_t preloadedLibraryResidentBytes() noexcept {
-  const char* preload = std::getenv("LD_PRELOAD");
-  if (preload == nullptr) return 0;
-  std::uint64_t total = 0;
-  char entry[PATH_MAX], resolved[PATH_MAX];
-  for (const char* p = preload; *p != '\0';) {
-    std::size_t n = std::strcspn(p, ": ");
-    if (n != 0 && n < sizeof entry) {
-      std::memcpy(entry, p, n);
-      entry[n] = '\0';
-      if (::realpath(entry, resolved) != nullptr) total += support::mappingResidentBytes(resolved);
-    }
-    p += n;
-    while (*p == ':' || *p == ' ') ++p;
-  }
-  return total;
-}
-
 using namespace detail;
 
-// ---- trailer lookup ----
-
-// Totals from a trace's trailer, found in the last bytes of the file (the trailer is a 16-byte
-// chunk header with magic STTL and count 0, then 3 varints, CRC-checked). Empty when the
-// trace has none; a wrong guess is impossible in practice and caught by the reader anyway.
-std::optional<trace::TraceTotals> trailerFromTail(const unsigned char* tail, std::size_t n) {
-  for (std::size_t start = 0; start + trace::kChunkHeaderSize + 3 <= n; ++start) {
-    const unsigned char* h = tail + start;
-    const std::size_t len = n - start - trace::kChunkHeaderSize;
-    if (trace::getU32(h) != trace::kTrailerChunkMagic || trace::getU32(h + 4) != len ||
-        trace::getU32(h + 8) != 0)
-      continue;
-    const unsigned char* p = h + trace::kChunkHeaderSize;
-    if (trace::crc32(p, len) != trace::getU32(h + 12)) continue;
-    trace::TraceTotals t;
-    const unsigned char* end = p + len;
-    if ((p = trace::getVarint(p, end, t.events)) && (p = trace::getVarint(p, end, t.objects)) &&
-        (p = trace::getVarint(p, end, t.threads)) && p == end)
-      return t;
-  }
-  return std::nullopt;
+// A replay that could not read its trace; detail is the reader's message (or the engine's).
+ReplayResult traceError(std::string detail) {
+  ReplayResult r;
+  r.status = ReplayStatus::TraceError;
+  r.detail = std::move(detail);
+  return r;
 }
 
-// Longest trailer: header plus three 10-byte varints.
-constexpr std::size_t kMaxTrailerBytes = trace::kChunkHeaderSize + 30;
+// ---- how the threads replay, and how long a window is ----
 
-
-
-double monotonicSeconds() noexcept {
-  timespec ts{};
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
-
-// ---- the replay ----
-
-// Replays from a source. scan: the trace's totals, touches and thread lifecycle.
-template <class Source>
-ReplayResult replayWith(Source src, const TraceScan& scan, const EngineOptions& opt) {
-  ReplayResult res;
-  const trace::TraceTotals& totals = scan.totals;
-  if (totals.objects > kMaxReplayObjects) {
-    res.status = ReplayStatus::TraceError;
-    res.detail = "the trace has " + std::to_string(totals.objects) + " objects, more than the " +
-                 std::to_string(kMaxReplayObjects) + " replay supports";
-    return res;
-  }
-  res.allocator = opt.allocator == EngineAllocator::None ? "none" : "glibc";
-  res.recordedThreads = totals.threads;
-
-  // Threads: as the program had them when the trace says when they started and ended and the
-  // user forced no count; else a fixed pool (recorded thread t on replay thread t % threads).
-  std::string note;
+// Threads replay as the program had them (lifecycle) when the trace says when they started
+// and ended and the user forced no count; else on a fixed pool (recorded thread t on replay
+// thread t % threads), which is a single thread when threads is 1.
+struct ThreadPlan {
   bool lifecycle = false;
+  unsigned threads = 1;   // pool and single: the replay threads
+  unsigned lists = 1;     // operation lists a window has: recorded threads (lifecycle) or threads
+  bool threaded = false;  // more than one replay thread: objects may come from other threads
+  bool pool = false;
+  ThreadMode mode = ThreadMode::Single;
+  std::string note;       // why a trace with thread events replays on the pool instead
+};
+
+ThreadPlan planThreads(const TraceScan& scan, const EngineOptions& opt) {
+  ThreadPlan p;
   if (opt.threads == 0 && scan.threadEvents) {
     if (scan.threadIndexTooLarge)
-      note = "the trace names thread indexes of " + std::to_string(kMaxLifecycleThreadIndex) +
-             " or more, beyond what replay gives a thread each; replayed on a pool instead";
+      p.note = "the trace names thread indexes of " + std::to_string(kMaxLifecycleThreadIndex) +
+               " or more, beyond what replay gives a thread each; replayed on a pool instead";
     else if (scan.maxLiveThreads <= kMaxLifecycleThreads)
-      lifecycle = true;
+      p.lifecycle = true;
     else
-      note = "the trace has " + std::to_string(scan.maxLiveThreads) +
-             " threads alive at once, more than the " + std::to_string(kMaxLifecycleThreads) +
-             " replay gives a thread each; replayed on a pool instead";
+      p.note = "the trace has " + std::to_string(scan.maxLiveThreads) +
+               " threads alive at once, more than the " + std::to_string(kMaxLifecycleThreads) +
+               " replay gives a thread each; replayed on a pool instead";
   }
+  const trace::TraceTotals& totals = scan.totals;
   unsigned threads = opt.threads;
   if (threads == 0) threads = static_cast<unsigned>(std::min<std::uint64_t>(totals.threads, kMaxReplayThreads));
   if (threads == 0) threads = 1;
   if (threads > kMaxReplayThreads) threads = kMaxReplayThreads;
-  const bool threaded = lifecycle || threads > 1;
-  res.threadMode = lifecycle ? ThreadMode::Lifecycle
-                   : threads > 1 ? ThreadMode::Pool
-                                 : ThreadMode::Single;
-  res.threads = lifecycle ? 0 : threads;  // lifecycle: the most alive at once, set at the end
+  p.threads = threads;
+  p.threaded = p.lifecycle || threads > 1;
+  p.pool = p.threaded && !p.lifecycle;
+  p.mode = p.lifecycle    ? ThreadMode::Lifecycle
+           : threads > 1  ? ThreadMode::Pool
+                          : ThreadMode::Single;
+  p.lists = p.lifecycle ? static_cast<unsigned>(std::max<std::uint64_t>(totals.threads, 1)) : threads;
+  return p;
+}
+
+// How long a threaded replay spins on an object not yet published before it sleeps
+// (replay_loop.hpp): long when every replay thread has a core, short when they outnumber them.
+unsigned spinLimit(const ThreadPlan& p, const TraceScan& scan) {
   const std::uint64_t cores = std::max(1u, std::thread::hardware_concurrency());
-  gSpinLimit = (lifecycle ? scan.maxLiveThreads : threads) <= cores ? 256 : 16;
+  return (p.lifecycle ? scan.maxLiveThreads : p.threads) <= cores ? 256 : 16;
+}
 
-  std::uint64_t window = opt.windowEvents;
-  if (window == 0) window = std::clamp<std::uint64_t>(totals.events / 1000, 1024, 1u << 20);
-  const std::uint64_t byteBudget = opt.heapLimit / 16;
+// Events a window holds (and so a sample covers): about 1/1000 of the trace unless fixed.
+std::uint64_t windowEvents(const trace::TraceTotals& totals, const EngineOptions& opt) {
+  if (opt.windowEvents != 0) return opt.windowEvents;
+  return std::clamp<std::uint64_t>(totals.events / 1000, 1024, 1u << 20);
+}
 
-  // Everything the replay keeps is in the replayer's own memory (own_memory.hpp), allocated
-  // before the baseline.
-  const std::uint64_t objects = std::max<std::uint64_t>(totals.objects, 1);
-  const unsigned lists =
-      lifecycle ? static_cast<unsigned>(std::max<std::uint64_t>(totals.threads, 1)) : threads;
-  OwnVector<void*> table(objects, threaded ? kPending : nullptr);
-  PlanDecoder<Source> decoder(std::move(src), totals.objects, lists,
-                              scan.touches.empty() ? nullptr : &scan.touches, lifecycle);
-  PlanWindow w;
-  w.ops.resize(lists);
-  if (!lifecycle)
-    for (auto& v : w.ops) v.reserve(threaded ? window / threads + 1024 : window + 1024);
-  OwnVector<ThreadCounts> counts(lists);
-  OwnVector<ThreadSlot> slots(lifecycle ? lists : 0);
-  const RunFn run = pickLoop(opt, threaded);
-  const double overheadTicks = threaded ? clockOverheadTicks() : 0.0;
-
-  auto finish = [&](ReplayStatus status, std::string detail) {
-    res.status = status;
-    res.detail = std::move(detail);
-    const PlanCounts& pc = decoder.counts();
-    res.events = pc.events;
-    res.objects = pc.objects;
-    res.peakLiveBytes = pc.peakLiveBytes;
-    res.failedEvents = pc.failedEvents;
-    for (const ThreadCounts& c : counts) {
-      res.failedAllocations += c.failedAllocations;
-      res.verifyErrors += c.verifyErrors;
-    }
-    auto addDetail = [&](const std::string& sentence) {
-      res.detail = res.detail.empty() ? sentence : res.detail + "; " + sentence;
-    };
-    if (res.status == ReplayStatus::Ok && res.failedAllocations != 0)
-      addDetail(std::to_string(res.failedAllocations) +
-                " allocations returned null; later operations on those objects were skipped");
-    if (res.status == ReplayStatus::Ok && res.verifyErrors != 0) {
-      res.status = ReplayStatus::Error;
-      res.detail = std::to_string(res.verifyErrors) +
-                   " objects did not hold what was written into them (or were misaligned)";
-    }
-    if (!note.empty() && res.status == ReplayStatus::Ok) addDetail(note);
-    res.fragmentationPercent =
-        res.peakLiveBytes == 0 ? 0.0
-                               : (static_cast<double>(res.peakHeapBytes) /
-                                      static_cast<double>(res.peakLiveBytes) - 1.0) * 100.0;
-    return res;
-  };
-
-  bool have = decoder.decodeWindow(w, window, byteBudget);
-  if (decoder.failed()) return finish(ReplayStatus::TraceError, decoder.errorMessage());
-
-  // Pool: worker threads 1..threads-1 and the calling thread as replay thread 0, a barrier
-  // between windows.
-  const bool pool = threaded && !lifecycle;
-  std::barrier<> sync(static_cast<std::ptrdiff_t>(pool ? threads : 1));
-  bool stop = false;
-  std::vector<std::thread> workers;
-  const std::uint64_t* sizes = decoder.sizes();
-  void** tab = table.data();
-  if (pool)
-    for (unsigned t = 1; t < threads; ++t)
-      workers.emplace_back([&, t] {
-        for (;;) {
-          sync.arrive_and_wait();
-          if (stop) return;
-          const auto& ops = w.ops[t];
-          run(ops.data(), ops.data() + ops.size(), tab, decoder.sizes(), counts[t]);
-          collectAllocatorTime(counts[t]);
-          sync.arrive_and_wait();
-        }
-      });
-  Lifecycle lc;
-  lc.run = run;
-  lc.table = tab;
-  lc.sizes = sizes;
-  lc.counts = counts.data();
-  lc.slots = slots.data();
-
-  // Heap = anonymous resident memory - the replayer's own mappings - the baseline (the
-  // process without the allocator, measured by the caller; else the process as it is now).
-  support::resetPeakRss();
-  const std::uint64_t own0 = ownResidentBytes();
-  const std::uint64_t anon0 = support::anonResidentBytes();
-  const std::uint64_t file0 = support::fileResidentBytes();
-  const std::uint64_t baseline = opt.baselineBytes ? *opt.baselineBytes : (anon0 > own0 ? anon0 - own0 : 0);
-  auto heapOf = [&](std::uint64_t anon, std::uint64_t own) {
-    return anon > own + baseline ? anon - own - baseline : 0;
-  };
-  res.startupHeapBytes = heapOf(anon0, own0);
-  res.peakHeapBytes = res.startupHeapBytes;
-  if (opt.collectSeries) res.series.push_back(ReplaySample{0, 0, res.startupHeapBytes, 0});
-
-  const std::uint64_t ticks0 = ticks();
-  const double mono0 = monotonicSeconds();
-  double wall = 0, cpu = 0;
+// How the replay of the windows ended.
+struct Ending {
   ReplayStatus status = ReplayStatus::Ok;
   std::string detail;
-  while (have) {
-    const double c0 = cpuNow();
-    const auto t0 = std::chrono::steady_clock::now();
-    if (lifecycle) {
-      if (!lc.runWindow(w, detail)) {
-        status = ReplayStatus::Error;
+};
+
+// ---- the replay ----
+
+// One replay from a source: the phases replayWith calls in order, and what they share.
+template <class Source>
+class Replay {
+ public:
+  // The tables: the object table, the decoder's per-object state, the window's operation
+  // lists, the per-thread counts and lifecycle slots, all in the replayer's own memory
+  // (own_memory.hpp), before the heap is first measured.
+  Replay(Source src, const TraceScan& scan, const EngineOptions& opt, ThreadPlan plan)
+      : opt_(opt), plan_(std::move(plan)), window_(windowEvents(scan.totals, opt)),
+        table_(std::max<std::uint64_t>(scan.totals.objects, 1), plan_.threaded ? kPending : nullptr),
+        decoder_(std::move(src), scan.totals.objects, plan_.lists,
+                 scan.touches.empty() ? nullptr : &scan.touches, plan_.lifecycle),
+        w_(emptyWindow()), counts_(plan_.lists), slots_(plan_.lifecycle ? plan_.lists : 0),
+        run_(pickLoop(opt, plan_.threaded)),
+        overheadTicks_(plan_.threaded ? clockOverheadTicks() : 0.0) {
+    res_.allocator = opt.allocator == EngineAllocator::None ? "none" : "glibc";
+    res_.recordedThreads = scan.totals.threads;
+    res_.threadMode = plan_.mode;
+    res_.threads = plan_.lifecycle ? 0 : plan_.threads;  // lifecycle: the most alive, at the end
+  }
+
+  // Decodes the first window, before anything is measured (decoding never is). False when the
+  // trace cannot be read.
+  bool decodeFirstWindow() {
+    have_ = decoder_.decodeWindow(w_, window_, byteBudget());
+    return !decoder_.failed();
+  }
+
+  // The pool's workers start now; lifecycle threads start in the windows where the program's
+  // did (lifecycle.hpp), the coordinator is readied for them.
+  void startThreads() {
+    pool_.emplace(plan_.pool, plan_.threads, w_, run_, table_.data(), decoder_.sizes(),
+                  counts_.data());
+    lc_.run = run_;
+    lc_.table = table_.data();
+    lc_.sizes = decoder_.sizes();
+    lc_.counts = counts_.data();
+    lc_.slots = slots_.data();
+  }
+
+  // The heap as the replay starts, before the first replayed call: the allocator's start-up
+  // (measure.hpp), and the first sample.
+  void startMeasuring() {
+    meter_.start(opt_.baselineBytes);
+    res_.startupHeapBytes = meter_.atStart();
+    res_.peakHeapBytes = res_.startupHeapBytes;
+    if (opt_.collectSeries) res_.series.push_back(ReplaySample{0, 0, res_.startupHeapBytes, 0});
+  }
+
+  // Replays window after window, the clocks running only around each window's replay, and
+  // samples the heap after each: until the trace ends, the heap passes the limit, or a
+  // lifecycle thread cannot start.
+  Ending replayWindows() {
+    Ending end;
+    double wall = 0, cpu = 0;
+    span_.start();
+    while (have_) {
+      const double c0 = cpuNow();
+      const auto t0 = std::chrono::steady_clock::now();
+      if (!runWindow()) {
+        end = Ending{ReplayStatus::Error, std::move(lc_.failure)};
         break;
       }
-    } else if (pool) {
-      sync.arrive_and_wait();
-      run(w.ops[0].data(), w.ops[0].data() + w.ops[0].size(), tab, sizes, counts[0]);
-      collectAllocatorTime(counts[0]);
-      sync.arrive_and_wait();
+      const auto t1 = std::chrono::steady_clock::now();
+      cpu += cpuNow() - c0;
+      wall += std::chrono::duration<double>(t1 - t0).count();
+      if (!sampleHeap(wall, end)) break;
+      have_ = decoder_.decodeWindow(w_, window_, byteBudget());
+    }
+    span_.stop();
+    res_.wallSeconds = wall;
+    res_.cpuSeconds = cpu;
+    return end;
+  }
+
+  // Ends the pool's workers and the lifecycle threads still alive.
+  void stopThreads() {
+    if (plan_.pool) pool_->stop();
+    if (plan_.lifecycle) {
+      lc_.stopAll(slots_.size());
+      res_.threads = lc_.peakLive;
+      res_.threadsStarted = lc_.started;
     } else {
-      run(w.ops[0].data(), w.ops[0].data() + w.ops[0].size(), tab, sizes, counts[0]);
+      res_.threadsStarted = plan_.threads;
     }
-    const auto t1 = std::chrono::steady_clock::now();
-    cpu += cpuNow() - c0;
-    wall += std::chrono::duration<double>(t1 - t0).count();
-
-    const std::uint64_t heap = heapOf(support::anonResidentBytes(), ownResidentBytes());
-    res.peakHeapBytes = std::max(res.peakHeapBytes, heap);
-    if (opt.collectSeries) res.series.push_back(ReplaySample{wall, w.endEvent, heap, w.liveBytesAtEnd});
-    if (opt.heapLimit != 0 && heap > opt.heapLimit) {
-      status = ReplayStatus::HeapLimit;
-      detail = "the heap reached " + std::to_string(heap) + " bytes, over the limit of " +
-               std::to_string(opt.heapLimit) + ", after " + std::to_string(w.endEvent) + " events";
-      break;
-    }
-    have = decoder.decodeWindow(w, window, byteBudget);
-  }
-  const std::uint64_t ticks1 = ticks();
-  const double mono1 = monotonicSeconds();
-  if (pool) {
-    stop = true;
-    sync.arrive_and_wait();
-    for (std::thread& t : workers) t.join();
-  }
-  if (lifecycle) {
-    lc.stopAll(slots.size());
-    res.threads = lc.peakLive;
-    res.threadsStarted = lc.started;
-  } else {
-    res.threadsStarted = threads;
   }
 
-  res.wallSeconds = wall;
-  res.cpuSeconds = cpu;
-  if (threaded && mono1 > mono0 && ticks1 > ticks0) {
-    // Ticks to seconds at the rate the clock ran over the replay; the clock's own cost comes
-    // off every timed call.
-    const double rate = static_cast<double>(ticks1 - ticks0) / (mono1 - mono0);
-    double t = 0, calls = 0;
-    for (const ThreadCounts& c : counts) {
-      t += static_cast<double>(c.allocTicks);
-      calls += static_cast<double>(c.allocCalls);
-    }
-    res.allocatorSeconds = std::max(0.0, t - calls * overheadTicks) / rate;
+  // The end-of-run figures: allocator time (threaded replays), the allocator library's
+  // resident pages, and for a replay that ran to its end the peak the peak-RSS mark shows.
+  void measureEnd(const Ending& end) {
+    if (plan_.threaded) res_.allocatorSeconds = span_.allocatorSeconds(counts_, overheadTicks_);
+    res_.libraryResidentBytes = preloadedLibraryResidentBytes();
+    if (end.status == ReplayStatus::Ok)
+      res_.peakHeapBytes = std::max(res_.peakHeapBytes, meter_.peakByHighWaterMark());
   }
-  res.libraryResidentBytes = preloadedLibraryResidentBytes();
-  if (status == ReplayStatus::Ok) {
-    // The peak-RSS mark catches a peak between two samples; by the same definition: minus
-    // file-backed pages (the more of start and end: the kernel may evict some meanwhile),
-    // the replayer's own mappings and the baseline.
-    const std::uint64_t hwm = support::procFieldBytes("/proc/self/status", "VmHWM:");
-    const std::uint64_t notHeap =
-        std::max(file0, support::fileResidentBytes()) + ownResidentBytes() + baseline;
-    if (hwm > notHeap) res.peakHeapBytes = std::max(res.peakHeapBytes, hwm - notHeap);
-  }
-  // After the measurements: free what the trace left live, so an in-process replay (tests,
+
+  // After the measurements: frees what the trace left live, so an in-process replay (tests,
   // bench/replay_harness) does not leak. Objects of a window that was never replayed (the
   // trace broke in it) have no pointer yet and are skipped.
-  OwnVector<PlanOp> leftovers;
-  decoder.freeLiveObjects(leftovers);
-  std::erase_if(leftovers, [&](const PlanOp& op) { return notReady(table[op.object]); });
-  ThreadCounts ignored;
-  const PlanOp* first = leftovers.data();
-  const PlanOp* last = first + leftovers.size();
-  if (opt.allocator == EngineAllocator::None)
-    Loop<NonePolicy, false, false, false>::run(first, last, tab, sizes, ignored);
-  else
-    Loop<SystemPolicy, false, false, false>::run(first, last, tab, sizes, ignored);
-  if (decoder.failed()) return finish(ReplayStatus::TraceError, decoder.errorMessage());
-  return finish(status, detail);
-}
-
-// The scan a replay needs: a version 1 trace with a trailer needs none (no touches, no
-// thread events; the trailer has the totals); any other is read once ahead (scan.hpp).
-template <class Source>
-TraceScan scanIfNeeded(Source src, std::uint16_t version, const std::optional<trace::TraceTotals>& trailer) {
-  if (version == 1 && trailer) {
-    TraceScan scan;
-    scan.totals = *trailer;
-    return scan;
+  void freeLeftovers() {
+    OwnVector<PlanOp> leftovers;
+    decoder_.freeLiveObjects(leftovers);
+    std::erase_if(leftovers, [&](const PlanOp& op) { return notReady(table_[op.object]); });
+    ThreadCounts ignored;
+    const PlanOp* first = leftovers.data();
+    const PlanOp* last = first + leftovers.size();
+    if (opt_.allocator == EngineAllocator::None)
+      Loop<NonePolicy, false, false, false>::run(first, last, table_.data(), decoder_.sizes(), ignored);
+    else
+      Loop<SystemPolicy, false, false, false>::run(first, last, table_.data(), decoder_.sizes(), ignored);
   }
-  return scanTrace(std::move(src));
-}
 
-// The format version from a trace's first bytes (0 when too short: the reader will say why).
-std::uint16_t headerVersion(const unsigned char* data, std::size_t n) noexcept {
-  return n >= trace::kFileHeaderSize ? trace::getU16(data + 8) : 0;
+  // The reader's error, when the trace broke (ends the replay as a trace error).
+  std::optional<Ending> traceBroke() const {
+    if (!decoder_.failed()) return std::nullopt;
+    return Ending{ReplayStatus::TraceError, decoder_.errorMessage()};
+  }
+
+  // The result: the counts, the failures the replay threads counted, and what the detail says.
+  ReplayResult finish(Ending end) {
+    res_.status = end.status;
+    res_.detail = std::move(end.detail);
+    const PlanCounts& pc = decoder_.counts();
+    res_.events = pc.events;
+    res_.objects = pc.objects;
+    res_.peakLiveBytes = pc.peakLiveBytes;
+    res_.failedEvents = pc.failedEvents;
+    for (const ThreadCounts& c : counts_) {
+      res_.failedAllocations += c.failedAllocations;
+      res_.verifyErrors += c.verifyErrors;
+    }
+    if (res_.status == ReplayStatus::Ok && res_.failedAllocations != 0)
+      addDetail(std::to_string(res_.failedAllocations) +
+                " allocations returned null; later operations on those objects were skipped");
+    if (res_.status == ReplayStatus::Ok && res_.verifyErrors != 0) {
+      res_.status = ReplayStatus::Error;
+      res_.detail = std::to_string(res_.verifyErrors) +
+                    " objects did not hold what was written into them (or were misaligned)";
+    }
+    if (!plan_.note.empty() && res_.status == ReplayStatus::Ok) addDetail(plan_.note);
+    res_.fragmentationPercent =
+        res_.peakLiveBytes == 0 ? 0.0
+                                : (static_cast<double>(res_.peakHeapBytes) /
+                                       static_cast<double>(res_.peakLiveBytes) - 1.0) * 100.0;
+    return std::move(res_);
+  }
+
+ private:
+  // A window also ends once its allocations reach 1/16 of the heap limit, so the replay stops
+  // at most about limit/16 past it.
+  std::uint64_t byteBudget() const noexcept { return opt_.heapLimit / 16; }
+
+  PlanWindow emptyWindow() const {
+    PlanWindow w;
+    w.ops.resize(plan_.lists);
+    if (!plan_.lifecycle)
+      for (auto& v : w.ops) v.reserve(plan_.threaded ? window_ / plan_.threads + 1024 : window_ + 1024);
+    return w;
+  }
+
+  // Replays the current window on the replay threads; false when a lifecycle thread cannot
+  // start (lc_.failure says why).
+  bool runWindow() {
+    if (plan_.lifecycle) return lc_.runWindow(w_);
+    if (plan_.pool) pool_->runWindow();
+    else run_(w_.ops[0].data(), w_.ops[0].data() + w_.ops[0].size(), table_.data(), decoder_.sizes(),
+              counts_[0]);
+    return true;
+  }
+
+  // The heap after a window; false when it is over the limit (end says so).
+  bool sampleHeap(double wall, Ending& end) {
+    const std::uint64_t heap = meter_.now();
+    res_.peakHeapBytes = std::max(res_.peakHeapBytes, heap);
+    if (opt_.collectSeries)
+      res_.series.push_back(ReplaySample{wall, w_.endEvent, heap, w_.liveBytesAtEnd});
+    if (opt_.heapLimit == 0 || heap <= opt_.heapLimit) return true;
+    end.status = ReplayStatus::HeapLimit;
+    end.detail = "the heap reached " + std::to_string(heap) + " bytes, over the limit of " +
+                 std::to_string(opt_.heapLimit) + ", after " + std::to_string(w_.endEvent) + " events";
+    return false;
+  }
+
+  void addDetail(const std::string& sentence) {
+    res_.detail = res_.detail.empty() ? sentence : res_.detail + "; " + sentence;
+  }
+
+  const EngineOptions& opt_;
+  const ThreadPlan plan_;
+  const std::uint64_t window_;
+  ReplayResult res_;
+  OwnVector<void*> table_;
+  PlanDecoder<Source> decoder_;
+  PlanWindow w_;
+  OwnVector<ThreadCounts> counts_;
+  OwnVector<ThreadSlot> slots_;
+  const RunFn run_;
+  const double overheadTicks_;
+  bool have_ = false;  // a decoded window waits to be replayed
+  std::optional<Pool> pool_;
+  Lifecycle lc_;
+  HeapMeter meter_;
+  TickSpan span_;
+};
+
+// Replays from a source. scan: the trace's totals, touches and thread lifecycle.
+template <class Source>
+ReplayResult replayWith(Source src, const TraceScan& scan, const EngineOptions& opt) {
+  if (scan.totals.objects > kMaxReplayObjects)
+    return traceError("the trace has " + std::to_string(scan.totals.objects) +
+                      " objects, more than the " + std::to_string(kMaxReplayObjects) +
+                      " replay supports");
+  ThreadPlan plan = planThreads(scan, opt);
+  gSpinLimit = spinLimit(plan, scan);  // before any replay thread starts
+  Replay<Source> replay(std::move(src), scan, opt, std::move(plan));
+  if (!replay.decodeFirstWindow()) return replay.finish(*replay.traceBroke());
+  replay.startThreads();
+  replay.startMeasuring();
+  const Ending end = replay.replayWindows();
+  replay.stopThreads();
+  replay.measureEnd(end);
+  replay.freeLeftovers();
+  return replay.finish(replay.traceBroke().value_or(end));
 }
 
 }  // namespace
 
 ReplayResult replayFile(const std::string& path, const EngineOptions& options) {
-  auto fail = [](std::string detail) {
-    ReplayResult r;
-    r.status = ReplayStatus::TraceError;
-    r.detail = std::move(detail);
-    return r;
-  };
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return fail(std::string("cannot open: ") + std::strerror(errno));
+  if (fd < 0) return traceError(std::string("cannot open: ") + std::strerror(errno));
   struct stat st {};
   std::optional<trace::TraceTotals> totals;
   std::uint16_t version = 0;
   if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-    unsigned char tail[kMaxTrailerBytes];
+    unsigned char tail[trace::kMaxTrailerBytes];
     const auto fileSize = static_cast<std::uint64_t>(st.st_size);
     const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(fileSize, sizeof tail));
     if (n > 0 && ::pread(fd, tail, n, static_cast<off_t>(fileSize - n)) == static_cast<ssize_t>(n))
-      totals = trailerFromTail(tail, n);
+      totals = trace::trailerFromTail(tail, n);
     unsigned char head[trace::kFileHeaderSize];
     if (::pread(fd, head, sizeof head, 0) == static_cast<ssize_t>(sizeof head))
       version = headerVersion(head, sizeof head);
@@ -359,11 +352,11 @@ ReplayResult replayFile(const std::string& path, const EngineOptions& options) {
   const TraceScan scan = scanIfNeeded(trace::FdSource{fd}, version, totals);
   if (!scan.error.empty()) {
     ::close(fd);
-    return fail(scan.error);
+    return traceError(scan.error);
   }
   if (::lseek(fd, 0, SEEK_SET) != 0) {
     ::close(fd);
-    return fail("cannot read the trace twice (not a regular file?)");
+    return traceError("cannot read the trace twice (not a regular file?)");
   }
   ReplayResult r = replayWith(trace::FdSource{fd}, scan, options);
   ::close(fd);
@@ -371,16 +364,11 @@ ReplayResult replayFile(const std::string& path, const EngineOptions& options) {
 }
 
 ReplayResult replayMemory(const unsigned char* data, std::size_t size, const EngineOptions& options) {
-  const std::size_t n = std::min(size, kMaxTrailerBytes);
-  const std::optional<trace::TraceTotals> totals = trailerFromTail(data + size - n, n);
+  const std::size_t n = std::min(size, trace::kMaxTrailerBytes);
+  const std::optional<trace::TraceTotals> totals = trace::trailerFromTail(data + size - n, n);
   const TraceScan scan =
       scanIfNeeded(trace::MemorySource{data, size}, headerVersion(data, size), totals);
-  if (!scan.error.empty()) {
-    ReplayResult r;
-    r.status = ReplayStatus::TraceError;
-    r.detail = scan.error;
-    return r;
-  }
+  if (!scan.error.empty()) return traceError(scan.error);
   return replayWith(trace::MemorySource{data, size}, scan, options);
 }
 

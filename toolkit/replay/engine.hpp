@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "replay_runner.hpp"
+#include "replay_result.hpp"
 
 namespace strata::replay {
 

@@ -55,6 +55,7 @@ struct Lifecycle {
   std::uint32_t remaining = 0;     // futex word: participants still replaying the window
   bool stop = false;
   std::uint64_t live = 0, peakLive = 0, started = 0;
+  std::string failure;  // why a thread could not start, when runWindow returned false
 
   static void* worker(void* arg) noexcept {
     ThreadSlot& s = *static_cast<ThreadSlot*>(arg);
@@ -73,8 +74,8 @@ struct Lifecycle {
     }
   }
 
-  // Starts the OS thread of recorded thread t; false with error set when it cannot.
-  bool start(std::uint32_t t, std::string& error) {
+  // Starts the OS thread of recorded thread t; false with failure set when it cannot.
+  bool start(std::uint32_t t) {
     ThreadSlot& s = slots[t];
     s.go = s.seen = 0;
     s.ending = false;
@@ -82,7 +83,7 @@ struct Lifecycle {
     s.index = t;
     const int e = ::pthread_create(&s.handle, nullptr, &worker, &s);
     if (e != 0) {
-      error = "cannot start a replay thread (" + std::to_string(live) + " alive): " + std::strerror(e);
+      failure = "cannot start a replay thread (" + std::to_string(live) + " alive): " + std::strerror(e);
       return false;
     }
     s.running = true;
@@ -92,10 +93,12 @@ struct Lifecycle {
   }
 
   // Replays window w: its new threads start first, every thread with events in it replays its
-  // operations, and the threads that end in it exit and are joined before this returns.
-  bool runWindow(const PlanWindow& w, std::string& error) {
+  // operations, and the threads that end in it exit and are joined before this returns. False
+  // when a thread cannot start (failure says why). Code under the allocator it measures: no
+  // exceptions, the engine turns this into the replay's status.
+  bool runWindow(const PlanWindow& w) {
     for (const std::uint32_t t : w.started)
-      if (!start(t, error)) return false;
+      if (!start(t)) return false;
     window = &w;
     for (const std::uint32_t t : w.ended) slots[t].ending = true;
     __atomic_store_n(&remaining, static_cast<std::uint32_t>(w.threads.size()), __ATOMIC_RELEASE);

@@ -10,10 +10,13 @@
 #include <bit>
 #include <cstring>
 
+#include "strata/platform/memory.hpp"
+#include "strata/platform/page.hpp"
+
 namespace strata::replay {
 namespace {
 
-constexpr std::size_t kPage = 4096;
+using platform::kPageSize;
 constexpr std::size_t kMinClass = 16;            // smallest small request
 constexpr std::size_t kLargeFrom = 64 * 1024;    // requests from here get their own mapping
 constexpr std::size_t kChunkBytes = 1 << 20;     // small classes are carved from these
@@ -40,25 +43,25 @@ struct Guard {
   ~Guard() { gLock.clear(std::memory_order_release); }
 };
 
-std::size_t roundPages(std::size_t n) noexcept { return (n + kPage - 1) & ~(kPage - 1); }
+std::size_t roundPages(std::size_t n) noexcept { return platform::pageAlignUp(n); }
 
 void* mapRaw(std::size_t len) {
-  void* p = ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) throw std::bad_alloc();
+  void* p = platform::map(len);
+  if (p == nullptr) throw std::bad_alloc();
   return p;
 }
 
 // Adds a mapping to the registry, growing the registry (a mapping of its own) when full.
 void registerMapping(void* p, std::size_t len) {
   if (gMapCount == gMapCapacity) {
-    const std::size_t cap = gMapCapacity == 0 ? kPage / sizeof(Mapping) : gMapCapacity * 2;
+    const std::size_t cap = gMapCapacity == 0 ? kPageSize / sizeof(Mapping) : gMapCapacity * 2;
     auto* next = static_cast<Mapping*>(mapRaw(roundPages(cap * sizeof(Mapping))));
     if (gMaps != nullptr) std::memcpy(next, gMaps, gMapCount * sizeof(Mapping));
     Mapping* old = gMaps;
     const std::size_t oldLen = roundPages(gMapCapacity * sizeof(Mapping));
     gMaps = next;
     gMapCapacity = cap;
-    if (old != nullptr) ::munmap(old, oldLen);
+    if (old != nullptr) platform::unmap(old, oldLen);
   }
   gMaps[gMapCount++] = Mapping{reinterpret_cast<std::uintptr_t>(p), len};
 }
@@ -81,13 +84,14 @@ unsigned classOf(std::size_t bytes) noexcept {
 std::uint64_t residentOf(std::uintptr_t addr, std::size_t len) noexcept {
   static unsigned char vec[4096];
   std::uint64_t pages = 0;
-  for (std::size_t off = 0; off < len; off += sizeof vec * kPage) {
-    const std::size_t piece = len - off < sizeof vec * kPage ? len - off : sizeof vec * kPage;
+  for (std::size_t off = 0; off < len; off += sizeof vec * kPageSize) {
+    const std::size_t piece =
+        len - off < sizeof vec * kPageSize ? len - off : sizeof vec * kPageSize;
     if (::mincore(reinterpret_cast<void*>(addr + off), piece, vec) != 0) continue;
-    const std::size_t n = (piece + kPage - 1) / kPage;
+    const std::size_t n = (piece + kPageSize - 1) / kPageSize;
     for (std::size_t i = 0; i < n; ++i) pages += vec[i] & 1;
   }
-  return pages * kPage;
+  return pages * kPageSize;
 }
 
 }  // namespace
@@ -100,7 +104,7 @@ void* ownAllocate(std::size_t bytes) {
     try {
       registerMapping(p, len);
     } catch (...) {
-      ::munmap(p, len);
+      platform::unmap(p, len);
       throw;
     }
     return p;
@@ -113,7 +117,7 @@ void* ownAllocate(std::size_t bytes) {
   const std::size_t size = kMinClass << c;
   // Blocks are aligned to their size (up to a page), so an over-aligned type (alignas(64)
   // counters) is aligned whatever was carved before it.
-  const std::size_t align = size < kPage ? size : kPage;
+  const std::size_t align = size < kPageSize ? size : kPageSize;
   if (gChunkCursor != nullptr) {
     const auto at = reinterpret_cast<std::uintptr_t>(gChunkCursor);
     gChunkCursor += ((at + align - 1) & ~(align - 1)) - at;
@@ -135,7 +139,7 @@ void ownDeallocate(void* p, std::size_t bytes) noexcept {
   Guard g;
   if (bytes >= kLargeFrom) {
     unregisterMapping(p);
-    ::munmap(p, roundPages(bytes));
+    platform::unmap(p, roundPages(bytes));
     return;
   }
   const unsigned c = classOf(bytes);

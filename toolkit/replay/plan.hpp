@@ -1,10 +1,11 @@
-// Replay plans: the trace decoded, one window at a time, into compact operations the replay
-// loop (engine.hpp) can walk without decoding anything. The decoder streams the trace through a
-// TraceReader, so a trace larger than memory replays; it turns the reap API into plain
-// malloc/free (reap_clear and reap_destroy become one free per live object of the reap and of
-// every reap created under it), drops events recorded as FAILED, and keeps the live-byte count
-// (the sum of requested sizes of live objects) in trace order, so the replay loop need not.
-// Its tables come from the replayer's own memory (own_memory.hpp), not the allocator's.
+// Replay plans: the trace decoded, one window at a time, into compact operations (plan_op.hpp)
+// the replay loop (replay_loop.hpp) can walk without decoding anything. The decoder streams
+// the trace through a TraceReader, so a trace larger than memory replays; it turns the reap
+// API into plain malloc/free (reap_clear and reap_destroy become one free per live object of
+// the reap and of every reap created under it), drops events recorded as FAILED, and keeps the
+// live-byte count (the sum of requested sizes of live objects) in trace order, so the replay
+// loop need not. Its tables come from the replayer's own memory (own_memory.hpp), not the
+// allocator's.
 //
 // Touches (scan.hpp) become a Touch operation just before the operation creating the object,
 // which limits how many bytes of it the replay loop writes. In lifecycle mode each recorded
@@ -21,92 +22,13 @@
 #include <utility>
 #include <vector>
 
-#include "strata/trace/format.hpp"
 #include "own_memory.hpp"
+#include "plan_op.hpp"
 #include "scan.hpp"
+#include "strata/trace/format.hpp"
 #include "strata/trace/reader.hpp"
 
 namespace strata::replay {
-
-// What one replay operation does. The replay loop switches on it.
-enum class OpKind : std::uint8_t {
-  Malloc,
-  Calloc,
-  Realloc,        // object = the new id, other = the old id (live, from the malloc family)
-  Memalign,       // align = log2 of the alignment
-  New,            // operator new (nothrow)
-  NewAligned,     // operator new with std::align_val_t(1 << align)
-  Free,
-  Delete,         // operator delete
-  DeleteAligned,  // operator delete with std::align_val_t(1 << align)
-  Touch,          // size = bytes to write of the object the next creating operation makes
-};
-
-// One operation: 16 bytes, so a window of a million is 16 MB and the loop streams through it.
-// word packs the size (48 bits: larger requests cannot succeed on a 48-bit address space),
-// the alignment log2 and the kind.
-struct PlanOp {
-  std::uint64_t word = 0;
-  std::uint32_t object = 0;  // the object created or freed
-  std::uint32_t other = 0;   // realloc: the old object
-
-  static constexpr std::uint64_t kMaxSize = (std::uint64_t{1} << 48) - 1;
-  static PlanOp make(OpKind k, std::uint32_t object, std::uint64_t size = 0,
-                     std::uint8_t alignLog2 = 0, std::uint32_t other = 0) noexcept {
-    return PlanOp{(size << 16) | (std::uint64_t{alignLog2} << 8) | static_cast<std::uint8_t>(k),
-                  object, other};
-  }
-  OpKind kind() const noexcept { return static_cast<OpKind>(word & 0xff); }
-  unsigned alignLog2() const noexcept { return static_cast<unsigned>((word >> 8) & 0xff); }
-  std::uint64_t size() const noexcept { return word >> 16; }
-};
-static_assert(sizeof(PlanOp) == 16);
-
-// The largest object id replay supports: object ids are 32-bit in a PlanOp, and the object
-// table (8 bytes an id) of a trace with more would not fit memory anyway.
-inline constexpr std::uint64_t kMaxReplayObjects = 0xffffffffu;
-
-// One window of the plan: each replay thread's operations, in trace order, and where the
-// window leaves the trace.
-struct PlanWindow {
-  OwnVector<OwnVector<PlanOp>> ops;      // [replay thread] (lifecycle: [recorded thread])
-  OwnVector<std::uint32_t> threads;      // lifecycle: recorded threads with events in the window
-  OwnVector<std::uint32_t> started;      // lifecycle: threads that start in the window
-  OwnVector<std::uint32_t> ended;        // lifecycle: threads that end in it (after their ops)
-  std::uint64_t events = 0;              // trace events consumed by this window
-  std::uint64_t endEvent = 0;            // trace events consumed up to the end of this window
-  std::uint64_t liveBytesAtEnd = 0;      // live bytes after the window's last event
-  std::uint64_t allocatedBytes = 0;      // bytes requested by the window's allocations
-
-  void clear() noexcept {
-    if (threads.empty()) {
-      for (auto& v : ops) v.clear();
-    } else {
-      for (const std::uint32_t t : threads) ops[t].clear();
-    }
-    threads.clear();
-    started.clear();
-    ended.clear();
-    events = 0;
-    allocatedBytes = 0;
-  }
-  std::size_t opCount() const noexcept {
-    std::size_t n = 0;
-    for (const auto& v : ops) n += v.size();
-    return n;
-  }
-};
-
-// Counts of what the decoder did with the trace's events.
-struct PlanCounts {
-  std::uint64_t events = 0;         // trace events decoded
-  std::uint64_t objects = 0;        // ids handed out (reaps included)
-  std::uint64_t liveBytes = 0;      // now
-  std::uint64_t peakLiveBytes = 0;  // the maximum over every event so far
-  std::uint64_t liveObjects = 0;    // now
-  std::uint64_t failedEvents = 0;   // recorded as FAILED: not replayed
-  std::uint64_t ignoredFrees = 0;   // frees of an object already freed (or of a reap): skipped
-};
 
 // The decoder. Source is a TraceReader source (FdSource for files, MemorySource in tests).
 // objects: the trace's total object count (from the trailer or a counting pass); the decoder
@@ -301,71 +223,22 @@ class PlanDecoder {
       return true;
     }
     if (trace::opCreates(e.op)) {
-      if (e.object >= sizes_.size()) {
-        // The object table was sized from the trailer (or a counting pass): a trace that
-        // disagrees with its own trailer is corrupt, and must not write past the table.
-        ownError_ = "object " + std::to_string(e.object) + " at event " +
-                    std::to_string(counts_.events) + " is beyond the " +
-                    std::to_string(sizes_.size()) + " objects the trailer announces";
-        if (e.object >= kMaxReplayObjects)
-          ownError_ = "the trace has more than " + std::to_string(kMaxReplayObjects) +
-                      " objects, more than replay supports";
-        return false;
-      }
+      if (!fitsTable(e.object)) return false;
       counts_.objects = e.object + 1;
+      touchFor(e.object, out);
     }
     const std::uint64_t size = e.size > PlanOp::kMaxSize ? PlanOp::kMaxSize : e.size;
-    if (trace::opCreates(e.op)) touchFor(e.object, out);
-    const auto id = static_cast<std::uint32_t>(e.object);
     switch (e.op) {
-      case trace::Op::Malloc:
-      case trace::Op::ReapMalloc:
-        out.push_back(PlanOp::make(OpKind::Malloc, id, size));
-        create(e.object, size, kMallocFamily);
-        w.allocatedBytes += size;
-        if (e.op == trace::Op::ReapMalloc && state_[e.target] == kReap)
-          reaps_[e.target].objects.push_back(e.object);
-        break;
-      case trace::Op::Calloc:
-        out.push_back(PlanOp::make(OpKind::Calloc, id, size));
-        create(e.object, size, kMallocFamily);
+      case trace::Op::Malloc: case trace::Op::ReapMalloc: case trace::Op::Calloc:
+      case trace::Op::Memalign: case trace::Op::New:
+        allocate(e, size, out);
         w.allocatedBytes += size;
         break;
-      case trace::Op::Memalign:
-        out.push_back(PlanOp::make(OpKind::Memalign, id, size, e.alignLog2));
-        create(e.object, size, kMallocFamily);
+      case trace::Op::Realloc:
+        reallocate(e, size, out);
         w.allocatedBytes += size;
         break;
-      case trace::Op::New:
-        if (e.flags & trace::kFlagAligned) {
-          out.push_back(PlanOp::make(OpKind::NewAligned, id, size, e.alignLog2));
-          create(e.object, size, static_cast<std::uint8_t>(kAlignedNew + e.alignLog2));
-        } else {
-          out.push_back(PlanOp::make(OpKind::New, id, size));
-          create(e.object, size, kNew);
-        }
-        w.allocatedBytes += size;
-        break;
-      case trace::Op::Realloc: {
-        const std::uint64_t old = e.target;
-        if (old != trace::kNoObject && state_[old] == kMallocFamily) {
-          out.push_back(PlanOp::make(OpKind::Realloc, id, size, 0, static_cast<std::uint32_t>(old)));
-          counts_.liveBytes -= sizes_[old];
-          --counts_.liveObjects;
-          state_[old] = kDead;
-        } else {
-          // realloc(NULL, n), or of an object not from malloc (or already freed): free it the
-          // way it was made, then allocate.
-          if (old != trace::kNoObject && state_[old] >= kMallocFamily) emitFree(old, out);
-          out.push_back(PlanOp::make(OpKind::Malloc, id, size));
-        }
-        create(e.object, size, kMallocFamily);
-        w.allocatedBytes += size;
-        break;
-      }
-      case trace::Op::Free:
-      case trace::Op::Delete:
-      case trace::Op::ReapFree:
+      case trace::Op::Free: case trace::Op::Delete: case trace::Op::ReapFree:
         if (e.object == trace::kNoObject) break;  // free(NULL): nothing to replay
         if (state_[e.object] >= kMallocFamily) emitFree(e.object, out);
         else ++counts_.ignoredFrees;
@@ -376,16 +249,71 @@ class PlanDecoder {
         if (e.target != trace::kNoObject && state_[e.target] == kReap)
           reaps_[e.target].children.push_back(e.object);
         break;
-      case trace::Op::ReapClear:
-        if (state_[e.target] == kReap) clearReap(e.target, false, out);
-        break;
-      case trace::Op::ReapDestroy:
-        if (state_[e.target] == kReap) clearReap(e.target, true, out);
+      case trace::Op::ReapClear: case trace::Op::ReapDestroy:
+        if (state_[e.target] == kReap) clearReap(e.target, e.op == trace::Op::ReapDestroy, out);
         break;
       case trace::Op::Touch: case trace::Op::ThreadStart: case trace::Op::ThreadEnd:
         break;
     }
     return true;
+  }
+
+  // Whether a created object's id fits the tables, sized from the trailer (or a counting
+  // pass): a trace that disagrees with its own trailer is corrupt, and must not write past
+  // them. Sets the decoder's error when it does not.
+  bool fitsTable(std::uint64_t id) {
+    if (id < sizes_.size()) return true;
+    ownError_ = "object " + std::to_string(id) + " at event " + std::to_string(counts_.events) +
+                " is beyond the " + std::to_string(sizes_.size()) + " objects the trailer announces";
+    if (id >= kMaxReplayObjects)
+      ownError_ = "the trace has more than " + std::to_string(kMaxReplayObjects) +
+                  " objects, more than replay supports";
+    return false;
+  }
+
+  // malloc, reap_malloc (a malloc the reap keeps track of), calloc, memalign, operator new.
+  void allocate(const trace::Event& e, std::uint64_t size, OwnVector<PlanOp>& out) {
+    const auto id = static_cast<std::uint32_t>(e.object);
+    switch (e.op) {
+      case trace::Op::Calloc:
+        out.push_back(PlanOp::make(OpKind::Calloc, id, size));
+        break;
+      case trace::Op::Memalign:
+        out.push_back(PlanOp::make(OpKind::Memalign, id, size, e.alignLog2));
+        break;
+      case trace::Op::New:
+        if (e.flags & trace::kFlagAligned) {
+          out.push_back(PlanOp::make(OpKind::NewAligned, id, size, e.alignLog2));
+          create(e.object, size, static_cast<std::uint8_t>(kAlignedNew + e.alignLog2));
+        } else {
+          out.push_back(PlanOp::make(OpKind::New, id, size));
+          create(e.object, size, kNew);
+        }
+        return;
+      default:  // Malloc, ReapMalloc
+        out.push_back(PlanOp::make(OpKind::Malloc, id, size));
+        break;
+    }
+    create(e.object, size, kMallocFamily);
+    if (e.op == trace::Op::ReapMalloc && state_[e.target] == kReap)
+      reaps_[e.target].objects.push_back(e.object);
+  }
+
+  // realloc of a live object of the malloc family; else (realloc(NULL, n), of an object not
+  // from malloc, or already freed) a free the way the old object was made, then a malloc.
+  void reallocate(const trace::Event& e, std::uint64_t size, OwnVector<PlanOp>& out) {
+    const auto id = static_cast<std::uint32_t>(e.object);
+    const std::uint64_t old = e.target;
+    if (old != trace::kNoObject && state_[old] == kMallocFamily) {
+      out.push_back(PlanOp::make(OpKind::Realloc, id, size, 0, static_cast<std::uint32_t>(old)));
+      counts_.liveBytes -= sizes_[old];
+      --counts_.liveObjects;
+      state_[old] = kDead;
+    } else {
+      if (old != trace::kNoObject && state_[old] >= kMallocFamily) emitFree(old, out);
+      out.push_back(PlanOp::make(OpKind::Malloc, id, size));
+    }
+    create(e.object, size, kMallocFamily);
   }
 
   // What a reap holds: the objects allocated from it (some maybe freed since; skipped by

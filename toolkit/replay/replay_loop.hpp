@@ -1,7 +1,6 @@
-// The replay loop (engine.cpp's inner loop) and what it calls: the allocator policies (the
-// process's malloc, the do-nothing allocator, either timed per call), the object table's
-// "not created yet" sentinels and the futex wait for an object another thread creates, the
-// --verify pattern, and the per-thread counts. Included by engine.cpp only.
+// The replay loop (engine.cpp's inner loop) and what it needs beside the allocator calls
+// (allocator_calls.hpp): the object table's "not created yet" sentinels and the futex wait for
+// an object another thread creates, and the --verify pattern. Included by engine.cpp only.
 #pragma once
 #include <linux/futex.h>
 #include <sys/syscall.h>
@@ -16,124 +15,11 @@
 #include <iterator>
 #include <new>
 
+#include "allocator_calls.hpp"
 #include "engine.hpp"
 #include "plan.hpp"
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#endif
-
 namespace strata::replay::detail {
-
-// ---- allocator policies: static functions, so the loop inlines the calls ----
-
-// The process's allocator, by its standard entry points.
-struct SystemPolicy {
-  static void* malloc(std::size_t n) noexcept { return std::malloc(n); }
-  static void* calloc(std::size_t n) noexcept { return std::calloc(n, 1); }
-  static void* realloc(void* p, std::size_t n) noexcept { return std::realloc(p, n); }
-  static void* memalign(std::size_t align, std::size_t n) noexcept {
-    void* p = nullptr;
-    if (align < sizeof(void*)) align = sizeof(void*);
-    return ::posix_memalign(&p, align, n) == 0 ? p : nullptr;
-  }
-  static void* opNew(std::size_t n) noexcept { return ::operator new(n, std::nothrow); }
-  static void* opNewAligned(std::size_t n, std::size_t align) noexcept {
-    return ::operator new(n, std::align_val_t(align), std::nothrow);
-  }
-  static void free(void* p) noexcept { std::free(p); }
-  static void opDelete(void* p) noexcept { ::operator delete(p); }
-  static void opDeleteAligned(void* p, std::size_t align) noexcept {
-    ::operator delete(p, std::align_val_t(align));
-  }
-};
-
-// The do-nothing allocator: every allocation returns the same non-null, maximally aligned
-// address; frees do nothing. Replaying on it measures the harness alone.
-alignas(4096) inline unsigned char gNoneBlock[64];
-struct NonePolicy {
-  static void* malloc(std::size_t) noexcept { return gNoneBlock; }
-  static void* calloc(std::size_t) noexcept { return gNoneBlock; }
-  static void* realloc(void*, std::size_t) noexcept { return gNoneBlock; }
-  static void* memalign(std::size_t, std::size_t) noexcept { return gNoneBlock; }
-  static void* opNew(std::size_t) noexcept { return gNoneBlock; }
-  static void* opNewAligned(std::size_t, std::size_t) noexcept { return gNoneBlock; }
-  static void free(void*) noexcept {}
-  static void opDelete(void*) noexcept {}
-  static void opDeleteAligned(void*, std::size_t) noexcept {}
-};
-
-// ---- allocator time: a cheap clock around each allocator call (threaded replays) ----
-
-// The clock: the time-stamp counter where there is one (a few ns to read), else the
-// monotonic clock in ns. Ticks become seconds by a rate calibrated over the replay.
-inline std::uint64_t ticks() noexcept {
-#if defined(__x86_64__) || defined(__i386__)
-  return __rdtsc();
-#else
-  timespec ts{};
-  ::clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<std::uint64_t>(ts.tv_sec) * 1'000'000'000u + static_cast<std::uint64_t>(ts.tv_nsec);
-#endif
-}
-
-// Ticks and calls spent in allocator calls by this thread since it last handed them over
-// (collectAllocatorTime).
-inline thread_local std::uint64_t tAllocTicks = 0;
-inline thread_local std::uint64_t tAllocCalls = 0;
-
-// P with each call timed. Only the call: waiting for another thread's object happens in the
-// loop's lookup, before the call, and is not counted.
-template <class P>
-struct Timed {
-  template <class F>
-  static auto timed(F&& f) noexcept {
-    const std::uint64_t t0 = ticks();
-    auto r = f();
-    tAllocTicks += ticks() - t0;
-    ++tAllocCalls;
-    return r;
-  }
-  template <class F>
-  static void timedVoid(F&& f) noexcept {
-    const std::uint64_t t0 = ticks();
-    f();
-    tAllocTicks += ticks() - t0;
-    ++tAllocCalls;
-  }
-  static void* malloc(std::size_t n) noexcept { return timed([&] { return P::malloc(n); }); }
-  static void* calloc(std::size_t n) noexcept { return timed([&] { return P::calloc(n); }); }
-  static void* realloc(void* p, std::size_t n) noexcept { return timed([&] { return P::realloc(p, n); }); }
-  static void* memalign(std::size_t a, std::size_t n) noexcept {
-    return timed([&] { return P::memalign(a, n); });
-  }
-  static void* opNew(std::size_t n) noexcept { return timed([&] { return P::opNew(n); }); }
-  static void* opNewAligned(std::size_t n, std::size_t a) noexcept {
-    return timed([&] { return P::opNewAligned(n, a); });
-  }
-  static void free(void* p) noexcept { timedVoid([&] { P::free(p); }); }
-  static void opDelete(void* p) noexcept { timedVoid([&] { P::opDelete(p); }); }
-  static void opDeleteAligned(void* p, std::size_t a) noexcept {
-    timedVoid([&] { P::opDeleteAligned(p, a); });
-  }
-};
-
-// The clock's own cost per timed call, in ticks: timed calls of the do-nothing allocator
-// (the median of a few batches, so one preempted batch does not count).
-inline double clockOverheadTicks() noexcept {
-  double batch[7];
-  for (double& b : batch) {
-    tAllocTicks = tAllocCalls = 0;
-    for (int i = 0; i < 4096; ++i) {
-      void* p = Timed<NonePolicy>::malloc(16);
-      __asm__ volatile("" : : "r"(p) : "memory");
-    }
-    b = static_cast<double>(tAllocTicks) / static_cast<double>(tAllocCalls);
-  }
-  tAllocTicks = tAllocCalls = 0;
-  std::sort(std::begin(batch), std::end(batch));
-  return batch[3];
-}
 
 // Object table value meaning "not created yet" in threaded replay (never a real pointer:
 // misaligned and in the last page).
@@ -170,21 +56,6 @@ inline void futexWake(void** slot) noexcept {
 // short when there are more replay threads than cores (the creator may need this core).
 // Set once per replay, before any replay thread starts.
 inline unsigned gSpinLimit = 256;
-
-// What one replay thread counted; padded so threads do not share a cache line.
-struct alignas(64) ThreadCounts {
-  std::uint64_t failedAllocations = 0;
-  std::uint64_t verifyErrors = 0;
-  std::uint64_t allocTicks = 0;  // timed replays: ticks inside allocator calls
-  std::uint64_t allocCalls = 0;  // and the number of calls timed
-};
-
-// Moves this thread's allocator time into c (after each window it replays).
-inline void collectAllocatorTime(ThreadCounts& c) noexcept {
-  c.allocTicks += tAllocTicks;
-  c.allocCalls += tAllocCalls;
-  tAllocTicks = tAllocCalls = 0;
-}
 
 // The --verify pattern: byte i of object id is (h(id) + i) mod 256, so two overlapping
 // objects, or an object moved to the wrong offset, differ somewhere.
@@ -242,81 +113,30 @@ class Loop {
           break;
         }
         case OpKind::Memalign: {
-          const std::size_t align = std::size_t{1} << ((w >> 8) & 0xff);
-          void* p = P::memalign(align, size);
-          if constexpr (kVerify)
-            if (p != nullptr && (reinterpret_cast<std::uintptr_t>(p) & (align - 1)) != 0)
-              ++c.verifyErrors;
-          created(p, id, size, touched, table, c);
+          const std::size_t align = alignOf(w);
+          created(checkAligned(P::memalign(align, size), align, c), id, size, touched, table, c);
           break;
         }
         case OpKind::New:
           created(P::opNew(size), id, size, touched, table, c);
           break;
         case OpKind::NewAligned: {
-          const std::size_t align = std::size_t{1} << ((w >> 8) & 0xff);
-          void* p = P::opNewAligned(size, align);
-          if constexpr (kVerify)
-            if (p != nullptr && (reinterpret_cast<std::uintptr_t>(p) & (align - 1)) != 0)
-              ++c.verifyErrors;
-          created(p, id, size, touched, table, c);
+          const std::size_t align = alignOf(w);
+          created(checkAligned(P::opNewAligned(size, align), align, c), id, size, touched, table, c);
           break;
         }
-        case OpKind::Realloc: {
-          const std::uint32_t oldId = op->other;
-          void* old = lookup(table, oldId);
-          if (old == nullptr) {
-            publish(table, id, nullptr);
-            touched = kWholeObject;
-            break;
-          }
-          const std::uint64_t oldSize = sizes[oldId];
-          void* p = P::realloc(old, size);
-          if (p == nullptr) {
-            if (size != 0) {
-              ++c.failedAllocations;
-              P::free(old);
-            }
-            publish(table, id, nullptr);
-            touched = kWholeObject;
-            break;
-          }
-          if constexpr (kVerify) {
-            if (!checkPattern(p, oldId, std::min(oldSize, size))) ++c.verifyErrors;
-            fillPattern(p, id, size);
-          } else if constexpr (kWrite) {
-            // The part of [old size, touched bytes) beyond the old size.
-            const std::uint64_t upTo = std::min(size, touched);
-            if (upTo > oldSize) std::memset(static_cast<char*>(p) + oldSize, kFillByte, upTo - oldSize);
-          }
-          publish(table, id, p);
-          touched = kWholeObject;
+        case OpKind::Realloc:
+          reallocated(op->other, id, size, touched, table, sizes, c);
           break;
-        }
-        case OpKind::Free: {
-          void* p = lookup(table, id);
-          if (p == nullptr) break;
-          if constexpr (kVerify)
-            if (!checkPattern(p, id, sizes[id])) ++c.verifyErrors;
-          P::free(p);
+        case OpKind::Free:
+          if (void* p = toFree(table, sizes, id, c)) P::free(p);
           break;
-        }
-        case OpKind::Delete: {
-          void* p = lookup(table, id);
-          if (p == nullptr) break;
-          if constexpr (kVerify)
-            if (!checkPattern(p, id, sizes[id])) ++c.verifyErrors;
-          P::opDelete(p);
+        case OpKind::Delete:
+          if (void* p = toFree(table, sizes, id, c)) P::opDelete(p);
           break;
-        }
-        case OpKind::DeleteAligned: {
-          void* p = lookup(table, id);
-          if (p == nullptr) break;
-          if constexpr (kVerify)
-            if (!checkPattern(p, id, sizes[id])) ++c.verifyErrors;
-          P::opDeleteAligned(p, std::size_t{1} << ((w >> 8) & 0xff));
+        case OpKind::DeleteAligned:
+          if (void* p = toFree(table, sizes, id, c)) P::opDeleteAligned(p, alignOf(w));
           break;
-        }
       }
     }
   }
@@ -355,6 +175,66 @@ class Loop {
     } else {
       return table[id];
     }
+  }
+
+  // The helpers of run's cases are always inlined: the loop must stay one switch over direct
+  // calls (docs/toolkit/replay.md, "The harness's own cost").
+
+  // The alignment of an aligned operation (memalign, aligned new and delete).
+  [[gnu::always_inline]] static std::size_t alignOf(std::uint64_t word) noexcept {
+    return std::size_t{1} << ((word >> 8) & 0xff);
+  }
+
+  // p from an aligned allocation; --verify counts it when it is misaligned.
+  [[gnu::always_inline]] static void* checkAligned(void* p, std::size_t align, ThreadCounts& c) noexcept {
+    if constexpr (kVerify)
+      if (p != nullptr && (reinterpret_cast<std::uintptr_t>(p) & (align - 1)) != 0) ++c.verifyErrors;
+    return p;
+  }
+
+  // The pointer of an object to free; nullptr when its allocation failed (nothing to free).
+  // --verify checks that it still holds what was written into it.
+  [[gnu::always_inline]] static void* toFree(void** table, const std::uint64_t* sizes,
+                                             std::uint32_t id, ThreadCounts& c) noexcept {
+    void* p = lookup(table, id);
+    if constexpr (kVerify)
+      if (p != nullptr && !checkPattern(p, id, sizes[id])) ++c.verifyErrors;
+    return p;
+  }
+
+  // realloc of object oldId into object id; writes the part of [old size, touched bytes)
+  // beyond the old size (--verify: checks the old bytes, writes the new pattern). A realloc
+  // that fails frees the old object, so the table never holds it twice.
+  [[gnu::always_inline]] static void reallocated(std::uint32_t oldId, std::uint32_t id,
+                                                 std::uint64_t size, std::uint64_t& touched,
+                                                 void** table, const std::uint64_t* sizes,
+                                                 ThreadCounts& c) noexcept {
+    void* old = lookup(table, oldId);
+    if (old == nullptr) {
+      publish(table, id, nullptr);
+      touched = kWholeObject;
+      return;
+    }
+    const std::uint64_t oldSize = sizes[oldId];
+    void* p = P::realloc(old, size);
+    if (p == nullptr) {
+      if (size != 0) {
+        ++c.failedAllocations;
+        P::free(old);
+      }
+      publish(table, id, nullptr);
+      touched = kWholeObject;
+      return;
+    }
+    if constexpr (kVerify) {
+      if (!checkPattern(p, oldId, std::min(oldSize, size))) ++c.verifyErrors;
+      fillPattern(p, id, size);
+    } else if constexpr (kWrite) {
+      const std::uint64_t upTo = std::min(size, touched);
+      if (upTo > oldSize) std::memset(static_cast<char*>(p) + oldSize, kFillByte, upTo - oldSize);
+    }
+    touched = kWholeObject;
+    publish(table, id, p);
   }
 
   // Writes a new object (its first `touched` bytes; --verify: all of it, so every byte can

@@ -103,11 +103,11 @@ int main(int argc, char** argv) {
   if (tracePath.empty() || resultPath.empty()) return usage("--trace and --result are required");
   opt.collectSeries = !seriesPath.empty();
   if (!opt.baselineBytes) {
-    std::uint64_t b = 0;
-    std::string error;
-    if (baselineFromChild("/proc/self/exe", b, error)) opt.baselineBytes = b;
-    else std::fprintf(stderr, "strata-replayer: %s; measuring the heap from the replay's start\n",
-                      error.c_str());
+    const ChildBaseline b = baselineFromChild("/proc/self/exe");
+    opt.baselineBytes = b.bytes;
+    if (!b.bytes)
+      std::fprintf(stderr, "strata-replayer: %s; measuring the heap from the replay's start\n",
+                   b.whyNot.c_str());
   }
 
   const ReplayResult r = replayFile(tracePath, opt);

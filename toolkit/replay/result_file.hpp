@@ -1,10 +1,11 @@
 // How strata-replayer hands its result to the parent: a key=value text file (one field a
-// line) and the heap/live series as CSV. Written by replayer_main.cpp, read by runReplay().
+// line) and the heap/live series as CSV. Written by replayer_main.cpp, read by runReplay();
+// implemented in replay_result.cpp beside the JSON, which lists the same figures.
 #pragma once
 #include <string>
 #include <vector>
 
-#include "replay_runner.hpp"
+#include "replay_result.hpp"
 
 namespace strata::replay {
 

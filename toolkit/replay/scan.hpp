@@ -9,7 +9,9 @@
 //     its first event, to its ThreadEnd, or the end of the trace).
 #pragma once
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "own_memory.hpp"
@@ -77,6 +79,23 @@ TraceScan scanTrace(Source src) {
                                  }),
                      scan.touches.end());
   return scan;
+}
+
+// The format version from a trace's first bytes (0 when too short: the reader will say why).
+inline std::uint16_t headerVersion(const unsigned char* data, std::size_t n) noexcept {
+  return n >= trace::kFileHeaderSize ? trace::getU16(data + 8) : 0;
+}
+
+// The scan a replay needs: a version 1 trace with a trailer needs none (no touches, no
+// thread events; the trailer has the totals); any other is read once ahead.
+template <class Source>
+TraceScan scanIfNeeded(Source src, std::uint16_t version, const std::optional<trace::TraceTotals>& trailer) {
+  if (version == 1 && trailer) {
+    TraceScan scan;
+    scan.totals = *trailer;
+    return scan;
+  }
+  return scanTrace(std::move(src));
 }
 
 }  // namespace strata::replay

@@ -11,7 +11,8 @@
  * its waited-for descendants').
  *
  * It forks, the child execs PROGRAM (a path, not searched) with the argument vector ARGV0
- * ARGS... and the environment as it is, and it waits with wait4. It then writes one line to file descriptor FD:
+ * ARGS... and the environment as it is (a PROGRAM without "#!" runs under /bin/sh, as with
+ * execvp), and it waits with wait4. It then writes one line to file descriptor FD:
  *   "started ERRNO EXIT SIGNAL MAXRSS_KIB UTIME_US STIME_US\n"
  * (started 0 with ERRNO when exec failed) and exits 0; 125 when it could not run at all.
  * Being static, it ignores LD_PRELOAD, which the command gets as set. */
@@ -43,7 +44,14 @@ int main(int argc, char** argv) {
   if (pid < 0) return 125;
   if (pid == 0) {
     execv(argv[2], argv + 3);
-    const int err = errno;
+    int err = errno;
+    if (err == ENOEXEC) {
+      /* As execvp: a file without "#!" is a script for /bin/sh, which gets its path in
+       * place of ARGV0. */
+      argv[3] = argv[2];
+      argv[2] = (char*)"/bin/sh";
+      execv(argv[2], argv + 2);
+    }
     ssize_t ignored = write(errPipe[1], &err, sizeof err);
     (void)ignored;
     _exit(127);

@@ -1,6 +1,7 @@
 // Command-line parsing shared by the subcommands (options.hpp).
 #include "options.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 
@@ -99,6 +100,94 @@ std::string parseArgs(std::span<char* const> args, std::span<const OptionSpec> s
     out.options.push_back({spec->name, std::string(value)});
   }
   return {};
+}
+
+}  // namespace strata::support
+
+namespace strata::support {
+
+Binding::Binding(bool& flag, bool value) : set_([&flag, value](const std::string&) { flag = value; }) {}
+Binding::Binding(std::string& text) : set_([&text](const std::string& v) { text = v; }) {}
+Binding::Binding(std::vector<std::string>& list)
+    : set_([&list](const std::string& v) { list.push_back(v); }) {}
+
+namespace {
+
+// "-IDIR" split into "-I" "DIR" for the options that take their value joined, unless it is
+// itself the value of the option before it ("--cxxflags -Ifoo").
+std::vector<std::string> splitGlued(std::span<char* const> args, std::span<const Option> options) {
+  std::vector<std::string> out;
+  bool isValue = false;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string_view a = args[i];
+    if (a == "--") {
+      out.insert(out.end(), args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
+      break;
+    }
+    const Option* glued = nullptr;
+    for (const Option& o : options)
+      if (o.glued && !isValue && a.size() > o.shortName.size() && a.starts_with(o.shortName))
+        glued = &o;
+    if (glued != nullptr) {
+      out.emplace_back(glued->shortName);
+      out.emplace_back(a.substr(glued->shortName.size()));
+      isValue = false;
+      continue;
+    }
+    out.emplace_back(a);
+    bool next = false;
+    if (!isValue)
+      for (const Option& o : options)
+        if (!o.value.empty() && (a == o.name || (!o.shortName.empty() && a == o.shortName)))
+          next = true;
+    isValue = next;
+  }
+  return out;
+}
+
+}  // namespace
+
+Operands parseOptions(std::span<char* const> rawArgs, std::span<const Option> options) {
+  std::vector<std::string> words = splitGlued(rawArgs, options);
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  std::vector<OptionSpec> specs;
+  for (const Option& o : options)
+    specs.push_back({o.name, !o.value.empty(), o.shortName, o.needs});
+  ParsedArgs parsed;
+  if (std::string err = parseArgs(argv, specs, parsed); !err.empty()) throw UsageError(err);
+  for (const GivenOption& g : parsed.options)
+    for (const Option& o : options)
+      if (o.name == g.name) o.bind(g.value);
+  return {std::move(parsed.operands), std::move(parsed.command), parsed.dashDash};
+}
+
+std::string formatOptions(std::span<const Option> options, std::size_t width) {
+  std::string out;
+  for (const Option& o : options) {
+    std::string names = "  ";
+    const std::string value = o.value.empty() ? "" : " " + std::string(o.value);
+    if (!o.shortName.empty()) names += std::string(o.shortName) + value + ", ";
+    names += std::string(o.name) + value;
+    names.resize(std::max(width, names.size() + 2), ' ');
+    out += names;
+    std::string_view help = o.help;
+    while (true) {
+      const std::size_t nl = help.find('\n');
+      out += help.substr(0, nl);
+      out += '\n';
+      if (nl == std::string_view::npos) break;
+      help.remove_prefix(nl + 1);
+      out.append(width, ' ');
+    }
+  }
+  return out;
+}
+
+UsageError badValue(std::string_view name, std::string_view value, std::string_view why) {
+  std::string m = "invalid value '" + std::string(value) + "' for " + std::string(name);
+  if (!why.empty()) m += " (" + std::string(why) + ")";
+  return UsageError(m);
 }
 
 }  // namespace strata::support

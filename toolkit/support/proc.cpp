@@ -11,6 +11,8 @@
 #include <string>
 #include <string_view>
 
+#include "strata/platform/page.hpp"
+
 namespace strata::support {
 namespace {
 
@@ -49,7 +51,8 @@ bool statm(std::uint64_t& resident, std::uint64_t& shared) noexcept {
   return true;
 }
 
-std::uint64_t pageSize() noexcept { return static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE)); }
+// The running system's page size: statm counts its pages.
+std::uint64_t pageSize() noexcept { return platform::pageSize(); }
 
 }  // namespace
 

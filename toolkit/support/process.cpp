@@ -2,6 +2,7 @@
 #include "process.hpp"
 #include "helpers.hpp"
 #include "proc.hpp"
+#include "process_signals.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -16,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
+#include <utility>
 
 extern char** environ;
 
@@ -50,6 +52,7 @@ std::vector<std::string> buildEnvironment(const ChildSpec& spec) {
   };
   for (const std::string& name : spec.unset) drop(name);
   for (const std::string& s : spec.set) drop(std::string_view(s).substr(0, s.find('=')));
+  if (!spec.pidVariable.empty()) drop(spec.pidVariable);
   env.insert(env.end(), spec.set.begin(), spec.set.end());
   if (!spec.preload.empty()) {
     std::string preload = spec.preload;
@@ -61,22 +64,45 @@ std::vector<std::string> buildEnvironment(const ChildSpec& spec) {
   return env;
 }
 
-// Whether `path` is a regular file this process may execute; sets `why` when not.
-bool executable(const std::string& path, std::string& why) {
+// 0 when `path` is a regular file this process may execute, else why not as an errno
+// (EISDIR for a directory).
+int executableError(const std::string& path) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
-    why = errno == ENOENT || errno == ENOTDIR ? "command not found" : std::strerror(errno);
-    return false;
+  if (::stat(path.c_str(), &st) != 0) return errno;
+  if (S_ISDIR(st.st_mode)) return EISDIR;
+  return ::access(path.c_str(), X_OK) != 0 ? errno : 0;
+}
+
+bool notFound(int err) { return err == ENOENT || err == ENOTDIR; }
+
+// Where `command` runs from (resolveCommand), or empty with `err` set.
+std::string findProgram(const std::string& command, int& err) {
+  if (command.empty()) {
+    err = ENOENT;
+    return {};
   }
-  if (S_ISDIR(st.st_mode)) {
-    why = "is a directory";
-    return false;
+  if (command.find('/') != std::string::npos) {
+    err = executableError(command);
+    return err == 0 ? command : "";
   }
-  if (::access(path.c_str(), X_OK) != 0) {
-    why = std::strerror(errno);
-    return false;
+  const char* path = std::getenv("PATH");
+  const std::string dirs = path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
+  // As execvp: a match that cannot run is skipped, and its reason is the answer when no
+  // later match can run.
+  int firstErr = 0;
+  std::size_t start = 0;
+  while (start <= dirs.size()) {
+    const std::size_t colon = std::min(dirs.find(':', start), dirs.size());
+    std::string dir = dirs.substr(start, colon - start);
+    start = colon + 1;
+    if (dir.empty()) dir = ".";
+    const std::string candidate = dir + "/" + command;
+    const int e = executableError(candidate);
+    if (e == 0) return candidate;
+    if (firstErr == 0 && !notFound(e)) firstErr = e;
   }
-  return true;
+  err = firstErr != 0 ? firstErr : ENOENT;
+  return {};
 }
 
 // Points fd `target` at `path` opened with `flags`; false when it cannot be opened.
@@ -93,7 +119,7 @@ bool redirect(int target, const std::string& path, int flags) {
 }  // namespace
 
 int ProcessResult::shellStatus() const {
-  if (!started) return startErrno == ENOENT || startErrno == ENOTDIR ? 127 : 126;
+  if (!started) return notFound(startErrno) ? 127 : 126;
   if (signal != 0) return 128 + signal;
   return exitCode;
 }
@@ -105,7 +131,7 @@ std::string signalName(int signal) {
 
 std::string describeStatus(const ProcessResult& r) {
   if (!r.started) {
-    if (r.startErrno == ENOENT || r.startErrno == ENOTDIR) return "not found";
+    if (notFound(r.startErrno)) return "not found";
     return std::string("cannot execute: ") + std::strerror(r.startErrno);
   }
   if (r.signal != 0) return "signal " + std::to_string(r.signal) + " (" + signalName(r.signal) + ")";
@@ -117,23 +143,13 @@ std::string resolveCommand(const std::string& command, std::string& why) {
     why = "the command is empty";
     return {};
   }
-  if (command.find('/') != std::string::npos) return executable(command, why) ? command : "";
-  const char* path = std::getenv("PATH");
-  const std::string dirs = path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
-  std::string firstWhy;
-  std::size_t start = 0;
-  while (start <= dirs.size()) {
-    const std::size_t colon = std::min(dirs.find(':', start), dirs.size());
-    std::string dir = dirs.substr(start, colon - start);
-    start = colon + 1;
-    if (dir.empty()) dir = ".";
-    const std::string candidate = dir + "/" + command;
-    std::string w;
-    if (executable(candidate, w)) return candidate;
-    if (firstWhy.empty() && w != "command not found") firstWhy = w;
-  }
-  why = firstWhy.empty() ? "command not found" : firstWhy;
-  return {};
+  int err = 0;
+  std::string program = findProgram(command, err);
+  if (program.empty())
+    why = notFound(err)    ? "command not found"
+          : err == EISDIR ? "is a directory"
+                          : std::strerror(err);
+  return program;
 }
 
 std::string shellLine(const std::vector<std::string>& args) {
@@ -176,6 +192,157 @@ bool parseLauncherReport(const std::string& line, ProcessResult& r) {
   return true;
 }
 
+// Everything execve needs, built before fork (the child of a process with threads must not
+// allocate), in place: the pointers point into the strings.
+struct ExecPlan {
+  std::string program;            // the command's file
+  std::string image;              // what execve runs: the program, or strata-exec
+  std::vector<std::string> args;  // strata-exec's own arguments, then the command's argv
+  std::vector<std::string> env;
+  std::vector<char*> argv, envp;
+  std::vector<char*> shellArgv;   // /bin/sh PROGRAM ARGS..., for a file without "#!"
+  bool launcher = false;
+  char* pidDigits = nullptr;      // where the child writes its pid (ChildSpec::pidVariable)
+};
+
+// The pid's digits, null-terminated, into `out` (room for 20 and the null); in the child,
+// where nothing may allocate.
+void writePid(char* out, long pid) {
+  char digits[20];
+  int n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + pid % 10);
+    pid /= 10;
+  } while (pid > 0 && n < 20);
+  while (n > 0) *out++ = digits[--n];
+  *out = '\0';
+}
+
+// With a launcher (strata-exec): strata-exec REPORT-FD PROGRAM ARGV..., the report through a
+// pipe.
+void planExec(ExecPlan& plan, const ChildSpec& spec, const std::string& launcher, int reportFd) {
+  plan.launcher = !launcher.empty();
+  plan.image = plan.launcher ? launcher : plan.program;
+  if (plan.launcher) plan.args = {launcher, std::to_string(reportFd), plan.program};
+  const std::size_t command = plan.args.size();
+  plan.args.insert(plan.args.end(), spec.argv.begin(), spec.argv.end());
+  plan.env = buildEnvironment(spec);
+  if (!spec.pidVariable.empty()) plan.env.push_back(spec.pidVariable + "=" + std::string(20, ' '));
+  for (std::string& a : plan.args) plan.argv.push_back(a.data());
+  plan.argv.push_back(nullptr);
+  for (std::string& e : plan.env) plan.envp.push_back(e.data());
+  plan.envp.push_back(nullptr);
+  if (!spec.pidVariable.empty())
+    plan.pidDigits = plan.env.back().data() + spec.pidVariable.size() + 1;
+  // As execvp: the shell gets the program's path in place of argv[0].
+  plan.shellArgv = {const_cast<char*>("/bin/sh"), plan.program.data()};
+  plan.shellArgv.insert(plan.shellArgv.end(), plan.argv.begin() + static_cast<long>(command) + 1,
+                        plan.argv.end());
+}
+
+// The pipes between this process and the child: exec's errno (close-on-exec, so it reads
+// end-of-file once the exec succeeded), stdout when captured, strata-exec's report.
+struct Pipes {
+  int err[2] = {-1, -1};
+  int out[2] = {-1, -1};
+  int report[2] = {-1, -1};
+  void close() {
+    for (int* p : {err, out, report})
+      for (int i = 0; i < 2; ++i)
+        if (p[i] >= 0) ::close(std::exchange(p[i], -1));
+  }
+  // Opens those the spec needs; errno on failure (all closed), 0 on success.
+  int open(bool captureOut, bool launcher) {
+    if (::pipe2(err, O_CLOEXEC) != 0 || (captureOut && ::pipe2(out, O_CLOEXEC) != 0) ||
+        (launcher && ::pipe2(report, O_CLOEXEC) != 0)) {
+      const int e = errno;
+      close();
+      return e;
+    }
+    return 0;
+  }
+};
+
+// In the child: the redirections, then exec. Returns errno when a redirection fails.
+int redirectStdio(const ChildSpec& spec, const Pipes& pipes) {
+  const bool pipeOut = pipes.out[1] >= 0;
+  if (!spec.stdinPath.empty() && !redirect(STDIN_FILENO, spec.stdinPath, O_RDONLY)) return errno;
+  if (!spec.stdoutPath.empty() &&
+      !redirect(STDOUT_FILENO, spec.stdoutPath, O_WRONLY | O_CREAT | O_TRUNC))
+    return errno;
+  if (pipeOut) ::dup2(pipes.out[1], STDOUT_FILENO);
+  if (!spec.stderrPath.empty() &&
+      !redirect(STDERR_FILENO, spec.stderrPath, O_WRONLY | O_CREAT | O_TRUNC))
+    return errno;
+  if (spec.quiet) {
+    if (spec.stdoutPath.empty() && !pipeOut) redirect(STDOUT_FILENO, "/dev/null", O_WRONLY);
+    if (spec.stderrPath.empty()) redirect(STDERR_FILENO, "/dev/null", O_WRONLY);
+  }
+  return 0;
+}
+
+// The child's side of the fork: only async-signal-safe calls. exec's errno goes back through
+// the pipe.
+[[noreturn]] void execChild(const ChildSpec& spec, const ExecPlan& plan, const Pipes& pipes,
+                            const detail::SignalRelay& relay) {
+  relay.inChild();
+  if (plan.pidDigits != nullptr) writePid(plan.pidDigits, static_cast<long>(::getpid()));
+  int err = redirectStdio(spec, pipes);
+  if (err == 0) {
+    if (pipes.report[1] >= 0) ::fcntl(pipes.report[1], F_SETFD, 0);  // strata-exec's
+    ::execve(plan.image.c_str(), plan.argv.data(), plan.envp.data());
+    err = errno;
+    if (err == ENOEXEC && !plan.launcher)
+      ::execve(plan.shellArgv[0], plan.shellArgv.data(), plan.envp.data());
+  }
+  const ssize_t ignored = ::write(pipes.err[1], &err, sizeof err);
+  (void)ignored;
+  ::_exit(127);
+}
+
+// Everything until end-of-file from fd, which is then closed.
+std::string readAll(int fd) {
+  std::string text;
+  char buf[65536];
+  for (ssize_t got; (got = ::read(fd, buf, sizeof buf)) != 0;) {
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    text.append(buf, static_cast<std::size_t>(got));
+  }
+  ::close(fd);
+  return text;
+}
+
+// The exec's errno from the pipe, 0 when the exec succeeded (end-of-file).
+int execError(int fd) {
+  int execErr = 0;
+  ssize_t got;
+  while ((got = ::read(fd, &execErr, sizeof execErr)) < 0 && errno == EINTR) {
+  }
+  ::close(fd);
+  return got == static_cast<ssize_t>(sizeof execErr) ? execErr : 0;
+}
+
+// How the child ended, from wait4 or from strata-exec's report.
+void fillResult(ProcessResult& r, int status, const rusage& usage, const std::string* report) {
+  if (report != nullptr) {
+    // strata-exec reports the command; without a report it failed itself (exit 125).
+    if (!parseLauncherReport(*report, r)) {
+      r.started = false;
+      r.startErrno = EIO;
+    }
+    return;
+  }
+  r.started = true;
+  if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+  else r.exitCode = WEXITSTATUS(status);
+  r.userSeconds = seconds(usage.ru_utime);
+  r.systemSeconds = seconds(usage.ru_stime);
+  r.maxRssBytes = static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;  // kilobytes on Linux
+}
+
 }  // namespace
 
 ProcessResult runChild(const ChildSpec& spec) {
@@ -184,131 +351,47 @@ ProcessResult runChild(const ChildSpec& spec) {
     r.startErrno = ENOENT;
     return r;
   }
-  std::string why;
-  const std::string program = resolveCommand(spec.argv[0], why);
-  if (program.empty()) {
-    r.startErrno = why == "command not found" ? ENOENT : EACCES;
+  ExecPlan plan;
+  plan.program = findProgram(spec.argv[0], r.startErrno);
+  if (plan.program.empty()) {
+    if (r.startErrno == EISDIR) r.startErrno = EACCES;  // what execve says of a directory
     return r;
   }
-  std::vector<std::string> env = buildEnvironment(spec);
-  // With a launcher: strata-exec REPORT-FD PROGRAM ARGV..., the report through a pipe.
   const std::string launcher = spec.ownPeakRss ? measuringLauncher() : std::string();
-  int reportPipe[2] = {-1, -1};
-  if (!launcher.empty() && ::pipe2(reportPipe, O_CLOEXEC) != 0) {
-    r.startErrno = errno;
-    return r;
-  }
-  std::vector<std::string> launchArgs;
-  if (!launcher.empty())
-    launchArgs = {launcher, std::to_string(reportPipe[1]), program};
-  std::vector<char*> argv, envp;
-  for (const std::string& a : launchArgs) argv.push_back(const_cast<char*>(a.c_str()));
-  for (std::size_t i = 0; i < spec.argv.size(); ++i)
-    argv.push_back(const_cast<char*>(spec.argv[i].c_str()));
-  argv.push_back(nullptr);
-  const std::string& image = launcher.empty() ? program : launcher;
-  for (const std::string& e : env) envp.push_back(const_cast<char*>(e.c_str()));
-  envp.push_back(nullptr);
-
-  // exec's errno comes back through a close-on-exec pipe; stdout through another when captured.
-  int errPipe[2], outPipe[2] = {-1, -1};
-  if (::pipe2(errPipe, O_CLOEXEC) != 0) {
-    r.startErrno = errno;
-    return r;
-  }
   const bool pipeOut = spec.captureStdout && spec.stdoutPath.empty();
-  if (pipeOut && ::pipe2(outPipe, O_CLOEXEC) != 0) {
-    r.startErrno = errno;
-    ::close(errPipe[0]);
-    ::close(errPipe[1]);
-    return r;
-  }
+  Pipes pipes;
+  if ((r.startErrno = pipes.open(pipeOut, !launcher.empty())) != 0) return r;
+  planExec(plan, spec, launcher, pipes.report[1]);
+  detail::SignalRelay relay(spec.relaySignals);
   std::fflush(nullptr);
   const double start = now();
   const pid_t pid = ::fork();
   if (pid < 0) {
     r.startErrno = errno;
-    for (const int fd : {errPipe[0], errPipe[1], outPipe[0], outPipe[1], reportPipe[0], reportPipe[1]})
-      if (fd >= 0) ::close(fd);
+    pipes.close();
     return r;
   }
-  if (pid == 0) {
-    int err = 0;
-    if (!spec.stdinPath.empty() && !redirect(STDIN_FILENO, spec.stdinPath, O_RDONLY)) err = errno;
-    if (err == 0 && !spec.stdoutPath.empty() &&
-        !redirect(STDOUT_FILENO, spec.stdoutPath, O_WRONLY | O_CREAT | O_TRUNC))
-      err = errno;
-    if (err == 0 && pipeOut) ::dup2(outPipe[1], STDOUT_FILENO);
-    if (err == 0 && !spec.stderrPath.empty() &&
-        !redirect(STDERR_FILENO, spec.stderrPath, O_WRONLY | O_CREAT | O_TRUNC))
-      err = errno;
-    if (err == 0 && spec.quiet) {
-      if (spec.stdoutPath.empty() && !pipeOut) redirect(STDOUT_FILENO, "/dev/null", O_WRONLY);
-      if (spec.stderrPath.empty()) redirect(STDERR_FILENO, "/dev/null", O_WRONLY);
-    }
-    if (err == 0 && reportPipe[1] >= 0) ::fcntl(reportPipe[1], F_SETFD, 0);  // strata-exec's
-    if (err == 0) {
-      ::execve(image.c_str(), argv.data(), envp.data());
-      err = errno;
-    }
-    const ssize_t ignored = ::write(errPipe[1], &err, sizeof err);
-    (void)ignored;
-    ::_exit(127);
-  }
-  ::close(errPipe[1]);
-  if (reportPipe[1] >= 0) ::close(reportPipe[1]);
+  if (pid == 0) execChild(spec, plan, pipes, relay);
+  relay.started(pid);
+  ::close(std::exchange(pipes.err[1], -1));
+  if (pipes.report[1] >= 0) ::close(std::exchange(pipes.report[1], -1));
   if (pipeOut) {
-    ::close(outPipe[1]);
-    char buf[65536];
-    for (ssize_t got; (got = ::read(outPipe[0], buf, sizeof buf)) != 0;) {
-      if (got < 0) {
-        if (errno == EINTR) continue;
-        break;
-      }
-      r.out.append(buf, static_cast<std::size_t>(got));
-    }
-    ::close(outPipe[0]);
+    ::close(std::exchange(pipes.out[1], -1));
+    r.out = readAll(std::exchange(pipes.out[0], -1));
   }
-  int execErr = 0;
-  ssize_t got;
-  while ((got = ::read(errPipe[0], &execErr, sizeof execErr)) < 0 && errno == EINTR) {
-  }
-  ::close(errPipe[0]);
+  const int execErr = execError(std::exchange(pipes.err[0], -1));
   int status = 0;
   struct rusage usage {};
   while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
   }
   r.wallSeconds = now() - start;
-  std::string report;
-  if (reportPipe[0] >= 0) {
-    char buf[256];
-    for (ssize_t n; (n = ::read(reportPipe[0], buf, sizeof buf)) != 0;) {
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        break;
-      }
-      report.append(buf, static_cast<std::size_t>(n));
-    }
-    ::close(reportPipe[0]);
-  }
-  if (got == static_cast<ssize_t>(sizeof execErr)) {
+  const std::string report =
+      pipes.report[0] >= 0 ? readAll(std::exchange(pipes.report[0], -1)) : std::string();
+  if (execErr != 0) {
     r.startErrno = execErr;
     return r;
   }
-  if (!launcher.empty()) {
-    // strata-exec reports the command; without a report it failed itself (exit 125).
-    if (!parseLauncherReport(report, r)) {
-      r.started = false;
-      r.startErrno = EIO;
-    }
-    return r;
-  }
-  r.started = true;
-  if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
-  else r.exitCode = WEXITSTATUS(status);
-  r.userSeconds = seconds(usage.ru_utime);
-  r.systemSeconds = seconds(usage.ru_stime);
-  r.maxRssBytes = static_cast<std::uint64_t>(usage.ru_maxrss) * 1024;  // kilobytes on Linux
+  fillResult(r, status, usage, plan.launcher ? &report : nullptr);
   return r;
 }
 

@@ -1,7 +1,9 @@
-// Running a child process and measuring it, shared by `strata compare` (live runs, recording,
-// plots), `strata record` and the benchmarks: spawn with an environment and a preloaded
-// library, stdin from a file, stdout captured to a file or a string, wait4 for the resource
-// usage, and the exit status or signal in words.
+// Running a child process and measuring it: the one launcher of every command that starts a
+// program (`strata run`, `strata record`, `strata drag`, `strata compare` and `tune`, the
+// replays, the benchmarks). Spawn with an environment and a preloaded library, stdin from a
+// file or inherited, stdout captured to a file or a string, signals relayed to a child that
+// stands in for this process, wait4 for the resource usage, and the exit status or signal in
+// words and as a shell reports it.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -29,6 +31,16 @@ struct ChildSpec {
   // process's resident size counted. Falls back to a plain fork when strata-exec is missing
   // ($STRATA_EXEC, else beside the running executable); ProcessResult::ownPeakRss says which.
   bool ownPeakRss = false;
+  // The child stands in for this process (`strata run`, `strata record`): while it runs, a
+  // SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGUSR1 or SIGUSR2 sent to this process by another
+  // (kill) is passed on to the child, and one the terminal sends (Ctrl-C, Ctrl-\, a hangup),
+  // which reaches the whole foreground group and so the child too, is left to the child: this
+  // process stays to report and pass its status on. One such child at a time.
+  bool relaySignals = false;
+  // A variable set, in the child's environment, to the child's own pid (which the command
+  // keeps across exec; with ownPeakRss it would be strata-exec's): for a protocol that names
+  // the process started, such as the recorder's owner pid. Empty: none.
+  std::string pidVariable;
 };
 
 // What the run gave.
@@ -50,8 +62,15 @@ struct ProcessResult {
 };
 
 // Runs the child and waits for it. Never throws; a child that could not start has
-// started == false and startErrno set.
+// started == false and startErrno set. As execvp does, a file the kernel will not execute
+// (ENOEXEC: a script without "#!") is run by /bin/sh.
 ProcessResult runChild(const ChildSpec& spec);
+
+// Ends this process by `signal`, as a child that stood in for it was ended (`strata run`):
+// whoever waits for this process sees the signal itself, as if it had exec'd the command.
+// stdio is flushed first; no core file is written (the child wrote its own). Returns when
+// the signal's default action does not end a process (SIGCHLD, SIGWINCH...).
+void raiseAsOwn(int signal);
 
 // Where strata-exec is: $STRATA_EXEC, else beside the running executable; empty when it is
 // not there.

@@ -5,7 +5,8 @@
 #include <zstd.h>
 
 #include <cstring>
-#include <stdexcept>
+
+#include "error.hpp"
 
 namespace strata::tracetools {
 namespace {
@@ -37,38 +38,16 @@ CompressedInput::CompressedInput(std::istream& in, std::string name)
 CompressedInput::~CompressedInput() = default;
 
 void CompressedInput::fail(const std::string& why) const {
-  throw std::runtime_error(name_ + ": " + why);
+  throw support::Error(name_ + ": " + why);
 }
 
+// Alternates reading and decoding until some text comes out or the input ends.
 bool CompressedInput::refill() {
   text_.erase(0, textPos_);
   textPos_ = 0;
   while (!ended_) {
-    bool inputEnded = false;
-    if (rawPos_ == raw_.size()) {
-      rawOffset_ += raw_.size();
-      raw_.resize(kReadChunk);
-      in_.read(raw_.data(), static_cast<std::streamsize>(raw_.size()));
-      raw_.resize(static_cast<std::size_t>(in_.gcount()));
-      rawPos_ = 0;
-      if (in_.bad()) fail("read error");
-      inputEnded = raw_.empty();
-    }
-    if (!started_) {
-      started_ = true;
-      const auto* b = reinterpret_cast<const unsigned char*>(raw_.data());
-      decoder_ = std::make_unique<Decoder>();
-      if (raw_.size() >= 4 && b[0] == 0x28 && b[1] == 0xb5 && b[2] == 0x2f && b[3] == 0xfd) {
-        compression_ = Compression::Zstd;
-        decoder_->zstd = ZSTD_createDStream();
-        if (decoder_->zstd == nullptr) fail("out of memory for zstd");
-        ZSTD_initDStream(decoder_->zstd);
-      } else if (raw_.size() >= 2 && b[0] == 0x1f && b[1] == 0x8b) {
-        compression_ = Compression::Gzip;
-        if (inflateInit2(&decoder_->gz, 15 + 16) != Z_OK) fail("cannot start zlib");
-        decoder_->gzOpen = true;
-      }
-    }
+    const bool inputEnded = readRaw();
+    if (!started_) startDecoder();
     if (inputEnded && compression_ == Compression::None) {
       ended_ = true;
       break;
@@ -78,53 +57,92 @@ bool CompressedInput::refill() {
       text_.append(raw_, rawPos_);
       rawPos_ = raw_.size();
     } else if (compression_ == Compression::Zstd) {
-      text_.resize(before + kTextChunk);
-      ZSTD_inBuffer zin{raw_.data(), raw_.size(), rawPos_};
-      ZSTD_outBuffer zout{text_.data() + before, kTextChunk, 0};
-      const std::size_t r = ZSTD_decompressStream(decoder_->zstd, &zout, &zin);
-      text_.resize(before + zout.pos);
-      if (ZSTD_isError(r))
-        fail("corrupt zstd data near compressed byte " + std::to_string(rawOffset_ + zin.pos) +
-             ": " + ZSTD_getErrorName(r));
-      // After a frame's end a call with no input asks for the next frame's header: only a
-      // call that moved data says whether a frame is unfinished.
-      if (zin.pos != rawPos_ || zout.pos != 0) decoder_->zstdPending = r;
-      rawPos_ = zin.pos;
+      decodeZstd(before);
     } else {
-      z_stream& z = decoder_->gz;
-      if (decoder_->gzMemberEnded && rawPos_ < raw_.size()) {
-        // Another gzip member follows (gzip files may be concatenated).
-        if (inflateReset(&z) != Z_OK) fail("cannot restart zlib");
-        decoder_->gzMemberEnded = false;
-      }
-      text_.resize(before + kTextChunk);
-      z.next_in = reinterpret_cast<Bytef*>(raw_.data() + rawPos_);
-      z.avail_in = static_cast<uInt>(raw_.size() - rawPos_);
-      z.next_out = reinterpret_cast<Bytef*>(text_.data() + before);
-      z.avail_out = static_cast<uInt>(kTextChunk);
-      const int r = inflate(&z, Z_NO_FLUSH);
-      text_.resize(before + (kTextChunk - z.avail_out));
-      const std::size_t used = (raw_.size() - rawPos_) - z.avail_in;
-      if (r != Z_OK && r != Z_STREAM_END && r != Z_BUF_ERROR)
-        fail("corrupt gzip data near compressed byte " + std::to_string(rawOffset_ + rawPos_ + used) +
-             ": " + (z.msg != nullptr ? z.msg : "inflate failed"));
-      rawPos_ += used;
-      if (r == Z_STREAM_END) decoder_->gzMemberEnded = true;
+      decodeGzip(before);
     }
     if (text_.size() > before) return true;
     if (inputEnded) {
-      // Nothing more came out of the decoder and nothing more goes in: it must be at the end
-      // of a frame (zstd) or member (gzip).
       ended_ = true;
-      if (compression_ == Compression::Zstd && decoder_->zstdPending != 0)
-        fail("the zstd stream ends early after " + std::to_string(rawOffset_) +
-             " bytes (truncated file?)");
-      if (compression_ == Compression::Gzip && !decoder_->gzMemberEnded)
-        fail("the gzip stream ends early after " + std::to_string(rawOffset_) +
-             " bytes (truncated file?)");
+      checkComplete();
     }
   }
   return false;
+}
+
+bool CompressedInput::readRaw() {
+  if (rawPos_ != raw_.size()) return false;
+  rawOffset_ += raw_.size();
+  raw_.resize(kReadChunk);
+  in_.read(raw_.data(), static_cast<std::streamsize>(raw_.size()));
+  raw_.resize(static_cast<std::size_t>(in_.gcount()));
+  rawPos_ = 0;
+  if (in_.bad()) fail("read error");
+  return raw_.empty();
+}
+
+void CompressedInput::startDecoder() {
+  started_ = true;
+  const auto* b = reinterpret_cast<const unsigned char*>(raw_.data());
+  decoder_ = std::make_unique<Decoder>();
+  if (raw_.size() >= 4 && b[0] == 0x28 && b[1] == 0xb5 && b[2] == 0x2f && b[3] == 0xfd) {
+    compression_ = Compression::Zstd;
+    decoder_->zstd = ZSTD_createDStream();
+    if (decoder_->zstd == nullptr) fail("out of memory for zstd");
+    ZSTD_initDStream(decoder_->zstd);
+  } else if (raw_.size() >= 2 && b[0] == 0x1f && b[1] == 0x8b) {
+    compression_ = Compression::Gzip;
+    if (inflateInit2(&decoder_->gz, 15 + 16) != Z_OK) fail("cannot start zlib");
+    decoder_->gzOpen = true;
+  }
+}
+
+void CompressedInput::decodeZstd(std::size_t before) {
+  text_.resize(before + kTextChunk);
+  ZSTD_inBuffer zin{raw_.data(), raw_.size(), rawPos_};
+  ZSTD_outBuffer zout{text_.data() + before, kTextChunk, 0};
+  const std::size_t r = ZSTD_decompressStream(decoder_->zstd, &zout, &zin);
+  text_.resize(before + zout.pos);
+  if (ZSTD_isError(r))
+    fail("corrupt zstd data near compressed byte " + std::to_string(rawOffset_ + zin.pos) +
+         ": " + ZSTD_getErrorName(r));
+  // After a frame's end a call with no input asks for the next frame's header: only a
+  // call that moved data says whether a frame is unfinished.
+  if (zin.pos != rawPos_ || zout.pos != 0) decoder_->zstdPending = r;
+  rawPos_ = zin.pos;
+}
+
+void CompressedInput::decodeGzip(std::size_t before) {
+  z_stream& z = decoder_->gz;
+  if (decoder_->gzMemberEnded && rawPos_ < raw_.size()) {
+    // Another gzip member follows (gzip files may be concatenated).
+    if (inflateReset(&z) != Z_OK) fail("cannot restart zlib");
+    decoder_->gzMemberEnded = false;
+  }
+  text_.resize(before + kTextChunk);
+  z.next_in = reinterpret_cast<Bytef*>(raw_.data() + rawPos_);
+  z.avail_in = static_cast<uInt>(raw_.size() - rawPos_);
+  z.next_out = reinterpret_cast<Bytef*>(text_.data() + before);
+  z.avail_out = static_cast<uInt>(kTextChunk);
+  const int r = inflate(&z, Z_NO_FLUSH);
+  text_.resize(before + (kTextChunk - z.avail_out));
+  const std::size_t used = (raw_.size() - rawPos_) - z.avail_in;
+  if (r != Z_OK && r != Z_STREAM_END && r != Z_BUF_ERROR)
+    fail("corrupt gzip data near compressed byte " + std::to_string(rawOffset_ + rawPos_ + used) +
+         ": " + (z.msg != nullptr ? z.msg : "inflate failed"));
+  rawPos_ += used;
+  if (r == Z_STREAM_END) decoder_->gzMemberEnded = true;
+}
+
+// Nothing more came out of the decoder and nothing more goes in: it must be at the end of a
+// frame (zstd) or member (gzip).
+void CompressedInput::checkComplete() const {
+  if (compression_ == Compression::Zstd && decoder_->zstdPending != 0)
+    fail("the zstd stream ends early after " + std::to_string(rawOffset_) +
+         " bytes (truncated file?)");
+  if (compression_ == Compression::Gzip && !decoder_->gzMemberEnded)
+    fail("the gzip stream ends early after " + std::to_string(rawOffset_) +
+         " bytes (truncated file?)");
 }
 
 bool CompressedInput::getLine(std::string& line) {

@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+
 namespace strata::tracetools {
 
 enum class Compression { None, Zstd, Gzip };
@@ -22,7 +23,7 @@ class CompressedInput {
   CompressedInput& operator=(const CompressedInput&) = delete;
 
   // The next line, without its '\n', into `line`; false at the end of the input. Throws
-  // std::runtime_error "NAME: corrupt zstd data at compressed byte N: REASON" or "NAME: the
+  // support::Error "NAME: corrupt zstd data at compressed byte N: REASON" or "NAME: the
   // gzip stream ends early (truncated file?)" and the like.
   bool getLine(std::string& line);
   // What the first bytes said (known after the first getLine).
@@ -32,6 +33,15 @@ class CompressedInput {
   struct Decoder;
   // Refills text_ from the input; false at its end.
   bool refill();
+  // Reads the next block of input into raw_ when it is used up; true when the input ended.
+  bool readRaw();
+  // From the first bytes: which decoder, started.
+  void startDecoder();
+  // Decode what raw_ holds from rawPos_, appending to text_ (from its size `before`).
+  void decodeZstd(std::size_t before);
+  void decodeGzip(std::size_t before);
+  // At the end of the input with nothing decoded: fails unless a frame or member just ended.
+  void checkComplete() const;
   [[noreturn]] void fail(const std::string& why) const;
 
   std::istream& in_;

@@ -16,11 +16,12 @@
 #include <cstring>
 #include <memory>
 #include <queue>
-#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
+
+#include "error.hpp"
 
 namespace strata::tracetools {
 
@@ -38,7 +39,7 @@ class SpillFile {
     std::string name = dir + "/strata-drag-XXXXXX";
     fd_ = ::mkstemp(name.data());
     if (fd_ < 0)
-      throw std::runtime_error(dir + ": cannot create a temporary file: " + std::strerror(errno));
+      throw support::Error(dir + ": cannot create a temporary file: " + std::strerror(errno));
     ::unlink(name.c_str());
   }
   ~SpillFile() { ::close(fd_); }
@@ -94,7 +95,7 @@ class SpillFile {
     len_ = 0;
   }
   [[noreturn]] static void fail(const char* what) {
-    throw std::runtime_error(std::string("cannot ") + what + " a temporary file: " +
+    throw support::Error(std::string("cannot ") + what + " a temporary file: " +
                              std::strerror(errno));
   }
   int fd_ = -1;

@@ -8,13 +8,14 @@
 #include <cstring>
 #include <fstream>
 #include <map>
-#include <stdexcept>
 #include <unordered_map>
 
 #include "compressed_input.hpp"
 #include "heaptrack_line.hpp"
 #include "heaptrack_modules.hpp"
 #include "trace_file.hpp"
+#include "error.hpp"
+#include "strata/platform/page.hpp"
 
 namespace strata::tracetools {
 namespace {
@@ -105,7 +106,7 @@ class Importer {
   }
 
   HeaptrackImportResult finish() {
-    if (result_.lines == 0) throw std::runtime_error(name_ + ": empty: not a heaptrack recording");
+    if (result_.lines == 0) throw support::Error(name_ + ": empty: not a heaptrack recording");
     std::vector<HeaptrackModuleEvidence> evidence;
     for (const auto& [stringId, e] : modules_) evidence.push_back(e);
     const std::vector<LocatedModule> located = locateModules(evidence, pageSize_, result_.warnings);
@@ -149,13 +150,13 @@ class Importer {
       }
       m += text_.size() > 100 ? "...'" : "'";
     }
-    throw std::runtime_error(m);
+    throw support::Error(m);
   }
 
   // A raw recording has the load addresses ('m') heaptrack_interpret turns into names, and
   // addresses in '+' and '-': not what this importer reads, and easily made into it.
   [[noreturn]] void failRaw() const {
-    throw std::runtime_error(
+    throw support::Error(
         name_ + ":" + std::to_string(lineNo_) + ": a raw heaptrack recording ('" +
         std::string(1, text_[0]) + "' lines, as `heaptrack --raw` writes): interpret it first, "
         "e.g. zstd -dc < FILE | /usr/lib/heaptrack/libexec/heaptrack_interpret | zstd -c > "
@@ -275,7 +276,7 @@ class Importer {
   std::uint64_t lineNo_ = 0;
   std::string_view text_;
   std::uint64_t timeNs_ = 0;
-  std::uint64_t pageSize_ = 4096;
+  std::uint64_t pageSize_ = platform::kPageSize;  // the recording system's, when it says none
   std::vector<std::string> strings_;
   std::vector<Ip> ips_;
   std::vector<Trace> traces_;
@@ -300,7 +301,7 @@ HeaptrackImportResult importHeaptrack(std::istream& in, const std::string& inNam
 
 HeaptrackImportResult importHeaptrack(const std::string& inPath, const std::string& outPath) {
   std::ifstream in(inPath, std::ios::binary);
-  if (!in) throw std::runtime_error(inPath + ": cannot open: " + std::strerror(errno));
+  if (!in) throw support::Error(inPath + ": cannot open: " + std::strerror(errno));
   return importHeaptrack(in, inPath, outPath);
 }
 

@@ -1,7 +1,7 @@
 // Import of heaptrack recordings (`strata import --from heaptrack`): the heaptrack.NAME.PID.zst
 // (or .gz, or plain) file heaptrack 1.4 writes becomes a Strata trace with allocation sites.
 // The line format is in heaptrack_line.hpp; what is exact and what is reconstructed is in
-// docs/import.md. In short: every '+' is a malloc of its allocation info's size, every '-' a
+// docs/toolkit/import.md. In short: every '+' is a malloc of its allocation info's size, every '-' a
 // free of the oldest live object of its allocation info (heaptrack records which info, not
 // which object), all on thread 0, at the time of the last 'c' line (milliseconds); each
 // heaptrack trace is one site (up to 64 frames, innermost first, heaptrack's instruction
@@ -12,6 +12,7 @@
 #include <istream>
 #include <string>
 #include <vector>
+
 
 namespace strata::tracetools {
 
@@ -29,7 +30,7 @@ struct HeaptrackImportResult {
 };
 
 // Reads a heaptrack recording from `in` (zstd, gzip or plain text; named `inName` in
-// messages) and writes it as a Strata trace to `outPath`. Throws std::runtime_error
+// messages) and writes it as a Strata trace to `outPath`. Throws support::Error
 // "INNAME:LINE: ..." for a malformed line, an index out of range, a file version above 3 or a
 // raw recording (`heaptrack --raw`), "INNAME: ..." for corrupt compressed data or an empty
 // input, and "OUTPATH: ..." when the trace cannot be written.

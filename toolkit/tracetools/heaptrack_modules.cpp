@@ -5,6 +5,7 @@
 #include <set>
 
 #include "elf_symbols.hpp"
+#include "strata/platform/page.hpp"
 
 namespace strata::tracetools {
 namespace {
@@ -47,7 +48,7 @@ bool voteBias(const HeaptrackModuleEvidence& m, const ElfSymbols& elf, std::uint
 std::vector<LocatedModule> locateModules(const std::vector<HeaptrackModuleEvidence>& modules,
                                          std::uint64_t pageSize,
                                          std::vector<std::string>& warnings) {
-  if (pageSize == 0 || (pageSize & (pageSize - 1)) != 0) pageSize = 4096;
+  if (pageSize == 0 || (pageSize & (pageSize - 1)) != 0) pageSize = platform::kPageSize;
   std::vector<LocatedModule> out;
   for (const HeaptrackModuleEvidence& m : modules) {
     if (m.low > m.high) continue;  // no instruction pointer in it

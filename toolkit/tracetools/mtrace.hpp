@@ -15,6 +15,7 @@
 #include <istream>
 #include <string>
 
+
 namespace strata::tracetools {
 
 // What an import did.
@@ -29,7 +30,7 @@ struct MtraceImportResult {
 
 // Reads mtrace text from `in` (named `inName` in messages) and writes it as a Strata trace
 // to `outPath`: addresses become dense object ids, every event is on thread 0 at time 0 (mtrace
-// has neither), a "<"/">" pair becomes one realloc event. Throws std::runtime_error
+// has neither), a "<"/">" pair becomes one realloc event. Throws support::Error
 // "INNAME:LINE: ..." for a malformed line and "OUTPATH: ..." when the trace cannot be written.
 MtraceImportResult importMtrace(std::istream& in, const std::string& inName,
                                 const std::string& outPath);
@@ -46,7 +47,7 @@ struct MtraceExportResult {
 // (unique over the whole run, aligned as requested). Every allocating op becomes "+", every
 // free "-"; reap_malloc is "+", reap_free "-", and reap_clear / reap_destroy write a "-" for
 // every live object of the reap and of the reaps under it. Threads and times are lost.
-// Throws std::runtime_error naming the file (and byte offset, for a corrupt trace).
+// Throws support::Error naming the file (and byte offset, for a corrupt trace).
 MtraceExportResult exportMtrace(const std::string& tracePath, const std::string& outPath);
 
 }  // namespace strata::tracetools

@@ -8,13 +8,15 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "error.hpp"
+
 namespace strata::tracetools {
 namespace {
 
 // Opens `path` for writing a trace, or throws naming it.
 int openForWriting(const std::string& path) {
   const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw std::runtime_error(path + ": cannot create: " + std::strerror(errno));
+  if (fd < 0) throw support::Error(path + ": cannot create: " + std::strerror(errno));
   return fd;
 }
 
@@ -29,7 +31,7 @@ TraceFile::TraceFile(const std::string& path, WithSites sites)
   if (!writer_.ok()) {
     const int err = errno;
     ::close(fd_);
-    throw std::runtime_error(path_ + ": cannot write: " + std::strerror(err));
+    throw support::Error(path_ + ": cannot write: " + std::strerror(err));
   }
 }
 
@@ -38,7 +40,7 @@ TraceFile::~TraceFile() {
 }
 
 void TraceFile::fail() const {
-  throw std::runtime_error(path_ + ": cannot write: " + std::strerror(errno));
+  throw support::Error(path_ + ": cannot write: " + std::strerror(errno));
 }
 
 std::uint64_t TraceFile::append(const trace::Event& e) {

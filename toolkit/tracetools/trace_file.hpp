@@ -11,12 +11,12 @@
 
 namespace strata::tracetools {
 
-// Whether a trace has allocation sites (docs/trace-format.md, "Allocation sites").
+// Whether a trace has allocation sites (docs/toolkit/trace-format.md, "Allocation sites").
 enum class WithSites : bool { No, Yes };
 
 class TraceFile {
  public:
-  // Creates (or truncates) `path` and writes the file header. Throws std::runtime_error
+  // Creates (or truncates) `path` and writes the file header. Throws support::Error
   // "PATH: cannot create: REASON" when it cannot.
   explicit TraceFile(const std::string& path, WithSites sites = WithSites::No);
   ~TraceFile();
@@ -24,7 +24,7 @@ class TraceFile {
   TraceFile& operator=(const TraceFile&) = delete;
 
   // Appends one event; returns the id of the object it created, or trace::kNoObject. Throws
-  // std::runtime_error naming the file when the write fails, std::logic_error for an event the
+  // support::Error naming the file when the write fails, std::logic_error for an event the
   // writer rejects (a caller bug: ids not yet created, bad flags).
   std::uint64_t append(const trace::Event& e);
   // Writes the program chunk (which process wrote the trace); only before anything else.
@@ -35,7 +35,7 @@ class TraceFile {
   std::uint64_t defineSite(const std::uint64_t* frames, std::size_t depth);
   // Writes the modules (a trace with sites only).
   void addModules(const std::vector<trace::ModuleInfo>& modules);
-  // Writes the trailer and closes the file; throws std::runtime_error when that fails.
+  // Writes the trailer and closes the file; throws support::Error when that fails.
   void finish();
 
   std::uint64_t events() const { return writer_.events(); }

@@ -5,14 +5,13 @@
 #include <string>
 #include <vector>
 
+#include "trace_names.hpp"
+
 namespace strata::cli {
 
-// The traces the recorder wrote beside `trace` for other processes: the <trace>.<pid> files,
-// in pid order.
-std::vector<std::string> childTraces(const std::string& trace);
-
-// The pid at the end of "<trace>.<pid>", or 0.
-long pidSuffix(const std::string& path);
+// The <trace>.<pid> files and their pids: the recorder's naming, said once (record/).
+using record::childTraces;
+using record::pidSuffix;
 
 // The process a trace names in its program chunk: its program, pid and parent pid. For a
 // trace without one (version 1) the pid is the file name's suffix; fields are empty or 0 when

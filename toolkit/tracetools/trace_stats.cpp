@@ -11,13 +11,13 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
 
 #include "strata/trace/reader.hpp"
 #include "json.hpp"
+#include "trace_error.hpp"
 
 namespace strata::tracetools {
 namespace {
@@ -268,7 +268,7 @@ std::string bucketLabel(std::size_t bucket, HistogramUnit unit) {
 
 TraceStats computeStats(const std::string& path, SiteStats* sites) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw std::runtime_error(path + ": cannot open: " + std::strerror(errno));
+  if (fd < 0) throw support::Error(path + ": cannot open: " + std::strerror(errno));
   TraceStats stats;
   SiteTally tally;
   Accumulator acc(stats, sites != nullptr ? &tally : nullptr);
@@ -278,7 +278,7 @@ TraceStats computeStats(const std::string& path, SiteStats* sites) {
   while ((status = reader.next(e)) == trace::ReadStatus::Event) acc.apply(e);
   ::close(fd);
   if (status == trace::ReadStatus::Error)
-    throw std::runtime_error(path + ": " + reader.error().message());
+    throw traceError(path, reader.error());
   stats.complete = reader.complete();
   stats.formatVersion = reader.version();
   stats.pid = reader.program().pid;

@@ -64,7 +64,7 @@ std::string bucketLabel(std::size_t bucket, HistogramUnit unit);
 
 // Reads the trace at `path` and computes its statistics, and when `sites` is given, the
 // figures by allocation site (empty, with present == false, for a trace without sites).
-// Throws std::runtime_error naming the file (and the byte offset, for a corrupt trace) when
+// Throws support::Error naming the file (and the byte offset, for a corrupt trace) when
 // it cannot be read.
 TraceStats computeStats(const std::string& path, SiteStats* sites = nullptr);
 

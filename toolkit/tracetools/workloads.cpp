@@ -1,5 +1,5 @@
 // The bundled workloads (workloads.hpp): three deterministic generators that write traces
-// shaped like real programs, described with their parameters in docs/workloads.md.
+// shaped like real programs, described with their parameters in docs/toolkit/workloads.md.
 // Determinism: every random choice comes from one splitmix64 stream seeded by the seed and
 // the workload's name, the clock is simulated, and no std:: distribution (whose results differ
 // between library versions) is used, so a name, seed and size always give the same bytes.
@@ -8,11 +8,11 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
-#include <stdexcept>
 #include <utility>
 #include <vector>
 
 #include "trace_file.hpp"
+#include "error.hpp"
 
 namespace strata::tracetools {
 namespace {
@@ -70,7 +70,7 @@ std::uint64_t streamSeed(std::string_view name, std::uint64_t seed) {
 }
 
 // Writes events to a trace file with a simulated clock: each event is 20-299 ns after the
-// previous one (plus any idle time a generator adds). Throws std::runtime_error naming the
+// previous one (plus any idle time a generator adds). Throws support::Error naming the
 // path when the file cannot be created or written.
 class Emitter {
  public:
@@ -257,6 +257,44 @@ struct Worker {
   bool busy = false;
 };
 
+// The script of one request: ~20 scratch allocations (90% 16-512 B, 10% 1-16 KiB), a string
+// builder doubled by realloc 0-3 times, then every scratch object freed in random order,
+// the request freed, and the response allocated and queued.
+void makeScript(Worker& w, Rng& rng) {
+  w.script.clear();
+  w.next = 0;
+  const auto n = static_cast<std::uint32_t>(rng.between(8, 32));
+  w.scratch.assign(n + 1, 0);
+  for (std::uint32_t i = 0; i < n; ++i)
+    w.script.push_back({Step::Alloc, i,
+                        rng.chance(0.9) ? rng.between(16, 512) : rng.logUniform(1024, 16384)});
+  std::uint64_t builder = 256;
+  w.script.push_back({Step::Alloc, n, builder});
+  for (auto grows = rng.below(4); grows > 0; --grows) w.script.push_back({Step::Grow, n, builder *= 2});
+  std::vector<std::uint32_t> order(n + 1);
+  for (std::uint32_t i = 0; i <= n; ++i) order[i] = i;
+  for (std::uint32_t i = n; i > 0; --i)
+    std::swap(order[i], order[static_cast<std::size_t>(rng.below(i + 1))]);
+  for (const std::uint32_t i : order) w.script.push_back({Step::Free, i, 0});
+  w.script.push_back({Step::FreeRequest, 0, 0});
+  w.script.push_back({Step::Respond, 0, rng.logUniform(1024, 16384)});
+}
+
+// The worker's next step of its request's script; the response, at the end, is queued.
+void runStep(Emitter& em, Worker& w, std::deque<std::uint64_t>& responses) {
+  const Step& s = w.script[w.next++];
+  switch (s.kind) {
+    case Step::Alloc: w.scratch[s.slot] = em.alloc(w.thread, s.size); break;
+    case Step::Grow: w.scratch[s.slot] = em.realloc(w.thread, w.scratch[s.slot], s.size); break;
+    case Step::Free: em.release(w.thread, w.scratch[s.slot]); break;
+    case Step::FreeRequest: em.release(w.thread, w.request); break;
+    case Step::Respond:
+      responses.push_back(em.alloc(w.thread, s.size));
+      w.busy = false;
+      break;
+  }
+}
+
 // Server: thread 0 accepts connections (long-lived session state, some sessions closing and
 // opening) and allocates each request, which a worker (threads 1-3) takes from a queue; the
 // worker allocates a burst of small and medium scratch (and a string builder grown by
@@ -286,29 +324,6 @@ void server(Emitter& em, Rng& rng, double size, std::uint64_t targetEvents) {
   std::vector<Worker> workers(kWorkers);
   for (std::uint32_t w = 0; w < kWorkers; ++w) workers[w].thread = w + 1;
 
-  // The script of one request: ~20 scratch allocations (90% 16-512 B, 10% 1-16 KiB), a string
-  // builder doubled by realloc 0-3 times, then every scratch object freed in random order,
-  // the request freed, and the response allocated and queued.
-  auto makeScript = [&](Worker& w) {
-    w.script.clear();
-    w.next = 0;
-    const auto n = static_cast<std::uint32_t>(rng.between(8, 32));
-    w.scratch.assign(n + 1, 0);
-    for (std::uint32_t i = 0; i < n; ++i)
-      w.script.push_back({Step::Alloc, i,
-                          rng.chance(0.9) ? rng.between(16, 512) : rng.logUniform(1024, 16384)});
-    std::uint64_t builder = 256;
-    w.script.push_back({Step::Alloc, n, builder});
-    for (auto grows = rng.below(4); grows > 0; --grows) w.script.push_back({Step::Grow, n, builder *= 2});
-    std::vector<std::uint32_t> order(n + 1);
-    for (std::uint32_t i = 0; i <= n; ++i) order[i] = i;
-    for (std::uint32_t i = n; i > 0; --i)
-      std::swap(order[i], order[static_cast<std::size_t>(rng.below(i + 1))]);
-    for (const std::uint32_t i : order) w.script.push_back({Step::Free, i, 0});
-    w.script.push_back({Step::FreeRequest, 0, 0});
-    w.script.push_back({Step::Respond, 0, rng.logUniform(1024, 16384)});
-  };
-
   while (em.events() < targetEvents) {
     const auto actor = static_cast<std::uint32_t>(rng.below(kWorkers + 1));
     if (actor == 0) {
@@ -330,21 +345,11 @@ void server(Emitter& em, Rng& rng, double size, std::uint64_t targetEvents) {
       if (requests.empty()) continue;
       w.request = requests.front();
       requests.pop_front();
-      makeScript(w);
+      makeScript(w, rng);
       w.busy = true;
       continue;
     }
-    const Step& s = w.script[w.next++];
-    switch (s.kind) {
-      case Step::Alloc: w.scratch[s.slot] = em.alloc(w.thread, s.size); break;
-      case Step::Grow: w.scratch[s.slot] = em.realloc(w.thread, w.scratch[s.slot], s.size); break;
-      case Step::Free: em.release(w.thread, w.scratch[s.slot]); break;
-      case Step::FreeRequest: em.release(w.thread, w.request); break;
-      case Step::Respond:
-        responses.push_back(em.alloc(w.thread, s.size));
-        w.busy = false;
-        break;
-    }
+    runStep(em, w, responses);
   }
 }
 
@@ -364,10 +369,10 @@ std::uint64_t generateWorkloadEvents(std::string_view name, std::uint64_t seed, 
   if (info == nullptr) {
     std::string known;
     for (const WorkloadInfo& w : kWorkloads) known += (known.empty() ? "" : ", ") + std::string(w.name);
-    throw std::invalid_argument("unknown workload '" + std::string(name) + "'; known workloads: " + known);
+    throw support::UsageError("unknown workload '" + std::string(name) + "'; known workloads: " + known);
   }
   if (!(size > 0) || size > 1000)
-    throw std::invalid_argument("workload size must be above 0 and at most 1000");
+    throw support::UsageError("workload size must be above 0 and at most 1000");
   const auto target = std::max<std::uint64_t>(1000, static_cast<std::uint64_t>(std::llround(size * 1e6)));
   Rng rng(streamSeed(name, seed));
   Emitter em(path, rng.next());

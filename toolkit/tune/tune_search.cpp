@@ -7,6 +7,7 @@
 #include <set>
 
 #include "compare_report.hpp"
+#include "error.hpp"
 #include "replay_runner.hpp"
 
 namespace strata::cli::tune {
@@ -93,15 +94,28 @@ Measure measureSpec(const std::string& spec, const SearchSettings& settings, uns
                     const std::function<void(const std::string&)>& step) {
   Measure m;
   m.ok = true;
+  // Parsed and resolved once for all its replays. A spec that does not parse fails at the first
+  // replay, as an allocator that is not there.
+  std::string unusable;
+  registry::ResolvedAllocator allocator;
+  try {
+    allocator = registry::resolve(registry::parseSpec(spec, true), registry::defaultSearchDirs());
+  } catch (const support::Error& e) {
+    unusable = e.what();
+  }
   for (unsigned r = 0; r < rounds && m.ok; ++r) {
     double seconds = 0, heap = 0;
     for (const std::string& trace : settings.traces) {
       step(spec);
+      if (!unusable.empty()) {
+        m.ok = false;
+        m.failure = std::string(replay::statusName(replay::ReplayStatus::Unavailable)) + ": " + unusable;
+        break;
+      }
       replay::ReplayOptions ro;
       ro.tracePath = trace;
-      ro.allocator = spec;
       ro.threads = settings.threads;
-      const replay::ReplayResult res = replay::runReplay(ro, registry::defaultSearchDirs());
+      const replay::ReplayResult res = replay::runReplay(ro, allocator);
       if (res.status != replay::ReplayStatus::Ok) {
         m.ok = false;
         m.failure = std::string(replay::statusName(res.status)) + ": " + res.detail;
@@ -123,105 +137,158 @@ Measure measureSpec(const std::string& spec, const SearchSettings& settings, uns
   return m;
 }
 
+namespace {
+
+// One allocator's search. Its four phases (the default, each option alone, the winners
+// combined, random combinations) share the one budget, the set of settings tried and the
+// seeded generator, whose order of draws fixes what a seed tries: they are its steps, taken
+// in that order by searchAllocator().
+class Search {
+ public:
+  Search(AllocatorRun& run, const SearchSettings& settings, double share,
+         const std::function<void(const std::string&)>& step)
+      : run_(run),
+        settings_(settings),
+        step_(step),
+        cost_(static_cast<std::uint64_t>(settings.repeat) * settings.traces.size()),
+        budget_{settings, std::max(share - confirmationShare(), static_cast<double>(cost_))},
+        rng_{settings.seed ^ hashName(run.name)} {}
+
+  // A composition's one candidate, its default, measured.
+  void measureOnly() {
+    Candidate c = run_.candidates.empty() ? Candidate{} : run_.candidates.front();
+    run_.candidates.clear();
+    c.isDefault = true;
+    evaluate(std::move(c));
+  }
+
+  // The default first, always; false when the allocator fails on the trace itself.
+  bool tryDefault() {
+    none_ = Setting(run_.space->options.size(), -1);
+    Candidate def = candidateFor(none_);
+    def.isDefault = true;
+    tried_.insert(none_);
+    evaluate(std::move(def));
+    return run_.candidates.front().measure.ok;
+  }
+
+  // One option at a time, every value, in an order the seed fixes; false when the budget ran
+  // out.
+  bool trySingles() {
+    std::vector<std::pair<std::size_t, int>> singles;
+    for (std::size_t o = 0; o < none_.size(); ++o)
+      for (std::size_t v = 0; v < run_.space->options[o].values.size(); ++v)
+        singles.emplace_back(o, static_cast<int>(v));
+    for (std::size_t i = singles.size(); i > 1; --i) std::swap(singles[i - 1], singles[rng_.below(i)]);
+    for (const auto& [o, v] : singles) {
+      if (!budget_.allows(cost_)) return false;
+      Setting s = none_;
+      s[o] = v;
+      if (!tried_.insert(s).second) continue;
+      evaluate(candidateFor(s));
+    }
+    return true;
+  }
+
+  // The winners combined: each option's best value where it beat the default, the options in
+  // order of their gain, added one by one; false when the budget ran out.
+  bool tryCombined() {
+    const std::vector<std::pair<double, std::pair<std::size_t, int>>> gains = singleGains();
+    Setting combined = none_;
+    for (std::size_t k = 0; k < gains.size(); ++k) {
+      combined[gains[k].second.first] = gains[k].second.second;
+      if (k == 0) continue;
+      if (!budget_.allows(cost_)) return false;
+      if (tried_.insert(combined).second) evaluate(candidateFor(combined));
+    }
+    return true;
+  }
+
+  // Random combinations of two to four options, as long as the budget lasts.
+  void tryRandom() {
+    const std::size_t n = none_.size();
+    if (n < 2) return;
+    for (int attempts = 0; attempts < 10000 && budget_.allows(cost_); ++attempts) {
+      Setting s = none_;
+      const std::size_t k = 2 + rng_.below(std::min<std::size_t>(n, 4) - 1);
+      for (std::size_t j = 0; j < k; ++j) {
+        const std::size_t o = rng_.below(n);
+        s[o] = static_cast<int>(rng_.below(run_.space->options[o].values.size()));
+      }
+      if (!tried_.insert(s).second) continue;
+      evaluate(candidateFor(s));
+    }
+  }
+
+ private:
+  // The confirmation of the best (confirmBest: the default and the best, side by side) comes
+  // out of the same share.
+  double confirmationShare() const {
+    if (run_.space == nullptr || settings_.budgetSeconds > 0) return 0;
+    return 2.0 * confirmationRounds(settings_) * static_cast<double>(settings_.traces.size());
+  }
+
+  void evaluate(Candidate c) {
+    c.measure = measureSpec(c.spec, settings_, settings_.repeat, step_);
+    budget_.used += cost_;
+    run_.replays += cost_;
+    run_.candidates.push_back(std::move(c));
+  }
+
+  Candidate candidateFor(const Setting& s) const {
+    Candidate c;
+    c.setting = s;
+    c.description = describe(*run_.space, s);
+    c.environment = environmentFor(*run_.space, s);
+    c.spec = specFor(*run_.space, s);
+    return c;
+  }
+
+  // Each option's best value alone where it beat the default, with its score, best first.
+  std::vector<std::pair<double, std::pair<std::size_t, int>>> singleGains() const {
+    const Measure& d = run_.candidates.front().measure;
+    std::vector<std::pair<double, std::pair<std::size_t, int>>> gains;
+    for (std::size_t o = 0; o < none_.size(); ++o) {
+      double best = 1;
+      int bestValue = -1;
+      for (const Candidate& c : run_.candidates) {
+        if (!c.measure.ok || c.setting.empty() || c.setting[o] < 0) continue;
+        if (std::count_if(c.setting.begin(), c.setting.end(), [](int x) { return x >= 0; }) != 1) continue;
+        const double sc = score(settings_.goal, c.measure.time / d.time,
+                                d.heap > 0 ? c.measure.heap / d.heap : 1);
+        if (sc < best) {
+          best = sc;
+          bestValue = c.setting[o];
+        }
+      }
+      if (bestValue >= 0) gains.push_back({best, {o, bestValue}});
+    }
+    std::sort(gains.begin(), gains.end());
+    return gains;
+  }
+
+  AllocatorRun& run_;
+  const SearchSettings& settings_;
+  const std::function<void(const std::string&)>& step_;
+  const std::uint64_t cost_;
+  Budget budget_;
+  Rng rng_;
+  std::set<Setting> tried_;
+  Setting none_;
+};
+
+}  // namespace
+
 void searchAllocator(AllocatorRun& run, const registry::ResolvedAllocator& base,
                      const SearchSettings& settings, double share,
                      const std::function<void(const std::string&)>& step) {
   (void)base;
-  const std::uint64_t cost = static_cast<std::uint64_t>(settings.repeat) * settings.traces.size();
-  // The confirmation of the best (confirmBest: the default and the best, side by side) comes
-  // out of the same share.
-  const double confirmation = run.space == nullptr || settings.budgetSeconds > 0
-                                  ? 0
-                                  : 2.0 * confirmationRounds(settings) * static_cast<double>(settings.traces.size());
-  Budget budget{settings, std::max(share - confirmation, static_cast<double>(cost))};
-  std::set<Setting> tried;
-  const auto evaluate = [&](Candidate c) {
-    c.measure = measureSpec(c.spec, settings, settings.repeat, step);
-    budget.used += cost;
-    run.replays += cost;
-    run.candidates.push_back(std::move(c));
-  };
-  const auto candidateFor = [&](const Setting& s) {
-    Candidate c;
-    c.setting = s;
-    c.description = describe(*run.space, s);
-    c.environment = environmentFor(*run.space, s);
-    c.spec = specFor(*run.space, s);
-    return c;
-  };
-  // The default first, always (a composition's one candidate is its default).
+  Search search(run, settings, share, step);
   if (run.space == nullptr) {
-    Candidate c = run.candidates.empty() ? Candidate{} : run.candidates.front();
-    run.candidates.clear();
-    c.isDefault = true;
-    evaluate(std::move(c));
+    search.measureOnly();
     return;
   }
-  const std::size_t n = run.space->options.size();
-  const Setting none(n, -1);
-  Candidate def = candidateFor(none);
-  def.isDefault = true;
-  tried.insert(none);
-  evaluate(std::move(def));
-  if (!run.candidates.front().measure.ok) return;  // the allocator fails on the trace itself
-  const Measure& d = run.candidates.front().measure;
-  const auto scoreOf = [&](const Candidate& c) {
-    return score(settings.goal, c.measure.time / d.time, d.heap > 0 ? c.measure.heap / d.heap : 1);
-  };
-
-  // One option at a time, every value, in an order the seed fixes.
-  Rng rng{settings.seed ^ hashName(run.name)};
-  std::vector<std::pair<std::size_t, int>> singles;
-  for (std::size_t o = 0; o < n; ++o)
-    for (std::size_t v = 0; v < run.space->options[o].values.size(); ++v)
-      singles.emplace_back(o, static_cast<int>(v));
-  for (std::size_t i = singles.size(); i > 1; --i) std::swap(singles[i - 1], singles[rng.below(i)]);
-  for (const auto& [o, v] : singles) {
-    if (!budget.allows(cost)) return;
-    Setting s = none;
-    s[o] = v;
-    if (!tried.insert(s).second) continue;
-    evaluate(candidateFor(s));
-  }
-
-  // The winners combined: each option's best value where it beat the default, the options in
-  // order of their gain, added one by one.
-  std::vector<std::pair<double, std::pair<std::size_t, int>>> gains;
-  for (std::size_t o = 0; o < n; ++o) {
-    double best = 1;
-    int bestValue = -1;
-    for (const Candidate& c : run.candidates) {
-      if (!c.measure.ok || c.setting.empty() || c.setting[o] < 0) continue;
-      if (std::count_if(c.setting.begin(), c.setting.end(), [](int x) { return x >= 0; }) != 1) continue;
-      const double sc = scoreOf(c);
-      if (sc < best) {
-        best = sc;
-        bestValue = c.setting[o];
-      }
-    }
-    if (bestValue >= 0) gains.push_back({best, {o, bestValue}});
-  }
-  std::sort(gains.begin(), gains.end());
-  Setting combined = none;
-  for (std::size_t k = 0; k < gains.size(); ++k) {
-    combined[gains[k].second.first] = gains[k].second.second;
-    if (k == 0) continue;
-    if (!budget.allows(cost)) return;
-    if (tried.insert(combined).second) evaluate(candidateFor(combined));
-  }
-
-  // Then random combinations of two to four options, as long as the budget lasts.
-  if (n < 2) return;
-  for (int attempts = 0; attempts < 10000 && budget.allows(cost); ++attempts) {
-    Setting s = none;
-    const std::size_t k = 2 + rng.below(std::min<std::size_t>(n, 4) - 1);
-    for (std::size_t j = 0; j < k; ++j) {
-      const std::size_t o = rng.below(n);
-      s[o] = static_cast<int>(rng.below(run.space->options[o].values.size()));
-    }
-    if (!tried.insert(s).second) continue;
-    evaluate(candidateFor(s));
-  }
+  if (search.tryDefault() && search.trySingles() && search.tryCombined()) search.tryRandom();
 }
 
 void confirmBest(AllocatorRun& run, const SearchSettings& settings,

@@ -8,6 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "error.hpp"
 #include "helpers.hpp"
 
 namespace strata::cli::tune {
@@ -29,13 +30,13 @@ std::string upper(std::string s) {
 
 Spaces loadSpaces(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw std::runtime_error(path + ": cannot read the search spaces");
+  if (!in) throw support::Error(path + ": cannot read the search spaces", 2);
   Spaces spaces;
   spaces.path = path;
   enum class Section { None, Allocator, Compositions } section = Section::None;
   int number = 0;
   const auto fail = [&](const std::string& why) {
-    throw std::runtime_error(path + ":" + std::to_string(number) + ": " + why);
+    throw support::Error(path + ":" + std::to_string(number) + ": " + why, 2);
   };
   for (std::string line; std::getline(in, line);) {
     ++number;
@@ -91,8 +92,8 @@ Spaces loadSpaces(const std::string& path) {
   }
   for (const Space& s : spaces.allocators)
     if (s.style != Style::Env ? s.variable.empty() : s.prefix.empty())
-      throw std::runtime_error(path + ":" + std::to_string(s.line) + ": [" + s.allocator +
-                               "] has no style line");
+      throw support::Error(path + ":" + std::to_string(s.line) + ": [" + s.allocator +
+                           "] has no style line", 2);
   return spaces;
 }
 

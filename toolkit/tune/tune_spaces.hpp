@@ -46,8 +46,8 @@ struct Spaces {
   std::vector<Composition> compositions;
 };
 
-// Reads the data file. Throws std::runtime_error "FILE:LINE: what is wrong" for a file that
-// cannot be read or a line that does not parse.
+// Reads the data file. Throws support::Error "FILE:LINE: what is wrong" (exit status 2) for
+// a file that cannot be read or a line that does not parse.
 Spaces loadSpaces(const std::string& path);
 
 // Where the data file is: $STRATA_TUNE_SPACES, else <exe dir>/../share/strata/tune-spaces.conf.

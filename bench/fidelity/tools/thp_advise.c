@@ -1,4 +1,4 @@
-/* thp_advise.so: an investigation aid (docs/fidelity.md), not a benchmark program. Preloaded
+/* thp_advise.so: an investigation aid (docs/toolkit/fidelity.md), not a benchmark program. Preloaded
  * before an allocator, it asks for transparent huge pages (madvise MADV_HUGEPAGE) on every
  * anonymous mapping made through mmap(), so that on a machine whose THP mode is "madvise"
  * a program behaves roughly as under THP "always". glibc malloc maps memory through an

@@ -1,7 +1,7 @@
-// Strata in one include: every public header (the concepts, then the layers folder by
-// folder: top heaps, object representations, building blocks, combining layers,
-// general-purpose heaps, utilities, thread layers, special-purpose heaps, reaps, and the
-// malloc shim that turns a heap into a drop-in malloc), for programs that would rather not
+// Strata in one include: every public header (the concepts, the platform layer, then the
+// layers folder by folder: top heaps, object representations, building blocks, combining
+// layers, general-purpose heaps, utilities, thread layers, StrataHeap's own layers,
+// special-purpose heaps, reaps, and the malloc shim that turns a heap into a drop-in malloc), for programs that would rather not
 // pick headers one by one. The allocation trace format is the toolkit's (strata::trace,
 // <strata/trace/*.hpp>), not part of the layers. The detail/ headers come in through
 // the layers that use them. Including it costs compile time only: every layer is a template,
@@ -9,6 +9,10 @@
 #pragma once
 
 #include "strata/concepts.hpp"
+
+#include "strata/platform/clock.hpp"
+#include "strata/platform/memory.hpp"
+#include "strata/platform/page.hpp"
 
 #include "strata/top/malloc_heap.hpp"
 #include "strata/top/memory_account.hpp"
@@ -56,18 +60,20 @@
 #include "strata/utility/unique_heap.hpp"
 
 #include "strata/threads/pho_thread_heap.hpp"
-#include "strata/threads/accounted_segments.hpp"
-#include "strata/threads/delayed_purge.hpp"
-#include "strata/threads/heap_pool.hpp"
-#include "strata/threads/heap_registry.hpp"
-#include "strata/threads/huge_chunk_cache.hpp"
-#include "strata/threads/huge_object_heap.hpp"
-#include "strata/threads/page_queues.hpp"
-#include "strata/threads/segment_cache.hpp"
-#include "strata/threads/segment_slots.hpp"
-#include "strata/threads/strata_tunables.hpp"
-#include "strata/threads/thread_bound_heap.hpp"
 #include "strata/threads/thread_heap.hpp"
+
+#include "strata/strata_heap/accounted_segments.hpp"
+#include "strata/strata_heap/delayed_purge.hpp"
+#include "strata/strata_heap/heap_pool.hpp"
+#include "strata/strata_heap/heap_registry.hpp"
+#include "strata/strata_heap/huge_chunk_cache.hpp"
+#include "strata/strata_heap/huge_object_heap.hpp"
+#include "strata/strata_heap/page_queues.hpp"
+#include "strata/strata_heap/segment_cache.hpp"
+#include "strata/strata_heap/segment_slots.hpp"
+#include "strata/strata_heap/strata_tunables.hpp"
+#include "strata/strata_heap/thread_bound_heap.hpp"
+#include "strata/strata_heap/types.hpp"
 
 #include "strata/special/obstack_heap.hpp"
 #include "strata/special/xalloc_heap.hpp"
@@ -82,3 +88,6 @@
 #include "strata/shim/cxx_runtime.hpp"
 #include "strata/shim/entry_points.hpp"
 #include "strata/shim/malloc_shim.hpp"
+#include "strata/shim/malloc_stats.hpp"
+#include "strata/shim/operator_new.hpp"
+#include "strata/shim/process_heap.hpp"

@@ -4,11 +4,11 @@
 // expect:  [^A-Za-z ]+PurgeableSlots<Super>[^A-Za-z ]+ .with Super = strata::SegmentCache<
 // expect: |constraints not satisfied for class template .DelayedPurge. .with Super =
 // expect:  strata::SegmentCache<.*does not satisfy .PurgeableSlots.
-#include "strata/threads/accounted_segments.hpp"
-#include "strata/threads/delayed_purge.hpp"
-#include "strata/threads/page_queues.hpp"
-#include "strata/threads/segment_cache.hpp"
-#include "strata/threads/segment_slots.hpp"
+#include "strata/strata_heap/accounted_segments.hpp"
+#include "strata/strata_heap/delayed_purge.hpp"
+#include "strata/strata_heap/page_queues.hpp"
+#include "strata/strata_heap/segment_cache.hpp"
+#include "strata/strata_heap/segment_slots.hpp"
 #include "strata/top/segment_heap.hpp"
 
 using Source = strata::SegmentCache<strata::AccountedSegments<strata::SegmentHeap<>>>;

@@ -5,8 +5,8 @@
 // expect:  [^A-Za-z ]+SegmentSupply<Super>[^A-Za-z ]+ .with Super = strata::SegmentHeap<
 // expect: |constraints not satisfied for class template .SegmentCache. .with Super =
 // expect:  strata::SegmentHeap<.*does not satisfy .SegmentSupply.
-#include "strata/threads/accounted_segments.hpp"
-#include "strata/threads/segment_cache.hpp"
+#include "strata/strata_heap/accounted_segments.hpp"
+#include "strata/strata_heap/segment_cache.hpp"
 #include "strata/top/segment_heap.hpp"
 
 #ifdef STRATA_CONTROL

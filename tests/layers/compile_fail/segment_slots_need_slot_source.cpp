@@ -5,10 +5,10 @@
 // expect:  [^A-Za-z ]+SlotSource<Source>[^A-Za-z ]+ .with Source = strata::AccountedSegments<
 // expect: |constraints not satisfied for class template .SegmentSlots. .with Source =
 // expect:  strata::AccountedSegments<.*does not satisfy .SlotSource.
-#include "strata/threads/accounted_segments.hpp"
-#include "strata/threads/page_queues.hpp"
-#include "strata/threads/segment_cache.hpp"
-#include "strata/threads/segment_slots.hpp"
+#include "strata/strata_heap/accounted_segments.hpp"
+#include "strata/strata_heap/page_queues.hpp"
+#include "strata/strata_heap/segment_cache.hpp"
+#include "strata/strata_heap/segment_slots.hpp"
 #include "strata/top/segment_heap.hpp"
 
 #ifdef STRATA_CONTROL

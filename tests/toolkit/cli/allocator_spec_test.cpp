@@ -1,6 +1,7 @@
 // Allocator specs parsed (toolkit/registry/allocator_spec.hpp): names, labels, library paths,
 // settings whose values hold ':' and ',', lists split where a new spec starts, and the errors.
 #include "allocator_spec.hpp"
+#include "error.hpp"
 
 #include <gtest/gtest.h>
 
@@ -15,15 +16,23 @@ using strata::registry::parseSpec;
 using strata::registry::splitSpecList;
 
 AllocatorSpec parsed(const std::string& text) {
-  AllocatorSpec s;
-  const std::string err = parseSpec(text, s, true);
-  EXPECT_EQ(err, "") << text;
-  return s;
+  try {
+    return parseSpec(text, true);
+  } catch (const strata::support::Error& e) {
+    ADD_FAILURE() << text << ": " << e.what();
+    return {};
+  }
 }
 
+// The message parseSpec throws (exit status 2: a spec that names nothing usable), or "".
 std::string error(const std::string& text) {
-  AllocatorSpec s;
-  return parseSpec(text, s);
+  try {
+    parseSpec(text);
+  } catch (const strata::support::Error& e) {
+    EXPECT_EQ(e.exitStatus(), 2) << text;
+    return e.what();
+  }
+  return "";
 }
 
 TEST(AllocatorSpec, AKnownNameIsItself) {

@@ -2,6 +2,7 @@
 // linked alone: sizes and options parsed the same way everywhere, and a child process run
 // with its exit status or signal, output and resource usage.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -66,6 +67,79 @@ TEST(SupportOptions, ParseArgsTakesBothValueFormsOperandsAndACommand) {
   EXPECT_EQ(error({"--bogus"}), "unknown option '--bogus'");
   EXPECT_EQ(error({"--out"}), "--out needs a value");
   EXPECT_EQ(error({"--json=1"}), "option '--json' takes no value");
+}
+
+// The option table: one declaration gives the parse, the bindings in the order given, the
+// errors as UsageError, and the options part of the help.
+struct TableSettings {
+  std::string out;
+  bool json = false, plots = true;
+  std::vector<std::string> includes;
+  unsigned runs = 3;
+};
+
+std::vector<Option> tableFor(TableSettings& s) {
+  return {{.name = "--output", .shortName = "-o", .value = "DIR", .help = "where it goes",
+           .bind = s.out, .needs = "a DIR"},
+          {.name = "--runs", .value = "N", .help = "runs\nper allocator",
+           .bind = numberIn("--runs", s.runs, 1, UINT32_MAX, "1 or more")},
+          {.name = "--include-dir", .shortName = "-I", .value = "DIR", .help = "headers",
+           .bind = s.includes, .glued = true},
+          {.name = "--json", .help = "JSON", .bind = s.json},
+          {.name = "--no-plots", .help = "no plots", .bind = {s.plots, false}}};
+}
+
+std::string parseError(std::vector<std::string> args) {
+  std::vector<char*> v;
+  for (std::string& a : args) v.push_back(a.data());
+  TableSettings s;
+  try {
+    parseOptions(v, tableFor(s));
+  } catch (const UsageError& e) {
+    EXPECT_EQ(e.exitStatus(), 2);
+    return e.what();
+  }
+  return "";
+}
+
+TEST(SupportOptions, TableBindsEveryFormInOrder) {
+  std::vector<std::string> text = {"x", "-o", "a", "--output=b", "--runs", "7", "-Iinc",
+                                   "-I", "more", "--json", "--no-plots", "--", "cmd", "-Ino"};
+  std::vector<char*> argv;
+  for (std::string& t : text) argv.push_back(t.data());
+  TableSettings s;
+  const Operands rest = parseOptions(argv, tableFor(s));
+  EXPECT_EQ(s.out, "b") << "the last value given wins";
+  EXPECT_EQ(s.runs, 7u);
+  EXPECT_EQ(s.includes, (std::vector<std::string>{"inc", "more"}));
+  EXPECT_TRUE(s.json);
+  EXPECT_FALSE(s.plots);
+  EXPECT_EQ(rest.operands, std::vector<std::string>{"x"});
+  EXPECT_TRUE(rest.dashDash);
+  EXPECT_EQ(rest.command, (std::vector<std::string>{"cmd", "-Ino"})) << "nothing split after --";
+}
+
+TEST(SupportOptions, TableErrorsAreUsageErrorsWithTheirMessages) {
+  EXPECT_EQ(parseError({"--bogus"}), "unknown option '--bogus'");
+  EXPECT_EQ(parseError({"-o"}), "-o needs a DIR");
+  EXPECT_EQ(parseError({"--runs"}), "--runs needs a value");
+  EXPECT_EQ(parseError({"--json=yes"}), "option '--json' takes no value");
+  EXPECT_EQ(parseError({"--runs", "0"}), "invalid value '0' for --runs (1 or more)");
+  EXPECT_EQ(parseError({"--runs=4294967296"}), "invalid value '4294967296' for --runs (1 or more)");
+  EXPECT_EQ(parseError({"--runs=-1"}), "invalid value '-1' for --runs (1 or more)");
+  EXPECT_EQ(parseError({"--runs=2", "-I", "d"}), "");
+  EXPECT_EQ(parseError({"-Ox"}), "unknown option '-Ox'") << "only -I takes a joined value";
+}
+
+TEST(SupportOptions, TableWritesTheHelpColumns) {
+  TableSettings s;
+  EXPECT_EQ(formatOptions(tableFor(s), 20),
+            "  -o DIR, --output DIR  where it goes\n"
+            "  --runs N          runs\n"
+            "                    per allocator\n"
+            "  -I DIR, --include-dir DIR  headers\n"
+            "  --json            JSON\n"
+            "  --no-plots        no plots\n");
 }
 
 TEST(SupportProcess, ExitCodeOutputAndUsage) {
@@ -152,6 +226,45 @@ TEST(SupportProcess, OwnPeakRssIsTheCommandsNotTheParents) {
   name.ownPeakRss = true;
   EXPECT_EQ(runChild(name).out, "sh");
   ::unsetenv("STRATA_EXEC");
+}
+
+// What a child that stands in for this process needs (`strata run`, `strata record`): a
+// signal another process sends to this one reaches the child, which ends as it decides; the
+// child's own pid in the environment; and, as execvp, a script without "#!" run by /bin/sh.
+TEST(SupportProcess, RelaysSignalsNamesThePidAndRunsScriptsWithoutInterpreter) {
+  ChildSpec relay;
+  relay.argv = {"sh", "-c", "trap 'exit 9' TERM; kill -TERM $PPID; i=0; "
+                            "while [ $i -lt 500 ]; do sleep 0.01; i=$((i+1)); done; exit 1"};
+  relay.relaySignals = true;
+  const ProcessResult r = runChild(relay);
+  EXPECT_EQ(r.exitCode, 9) << describeStatus(r);
+  EXPECT_EQ(r.shellStatus(), 9);
+
+  ChildSpec pid;
+  pid.argv = {"sh", "-c", "[ \"$STRATA_TEST_PID\" = \"$$\" ] && printf ok"};
+  pid.set = {"STRATA_TEST_PID=stale"};
+  pid.pidVariable = "STRATA_TEST_PID";
+  pid.captureStdout = true;
+  EXPECT_EQ(runChild(pid).out, "ok");
+
+  char path[] = "/tmp/strata-support-script-XXXXXX";
+  const int fd = ::mkstemp(path);
+  ASSERT_GE(fd, 0);
+  const std::string body = "printf %s \"$0:$1\"; exit 7\n";
+  ASSERT_EQ(::write(fd, body.data(), body.size()), static_cast<ssize_t>(body.size()));
+  ::fchmod(fd, 0700);
+  ::close(fd);
+  ChildSpec script;
+  script.argv = {path, "arg"};
+  script.captureStdout = true;
+  const ProcessResult sr = runChild(script);
+  ::unlink(path);
+  EXPECT_EQ(sr.exitCode, 7) << describeStatus(sr);
+  EXPECT_EQ(sr.out, std::string(path) + ":arg");
+
+  ChildSpec empty;
+  empty.argv = {""};
+  EXPECT_EQ(runChild(empty).shellStatus(), 127) << "an empty name is not found, as execvp";
 }
 
 TEST(SupportProc, ReadsThisProcess) {

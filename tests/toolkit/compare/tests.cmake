@@ -70,4 +70,10 @@ if(TARGET strata_cli)
   strata_warnings(compare_verdict_test)
   target_link_libraries(compare_verdict_test PRIVATE strata_compare GTest::gtest GTest::gtest_main)
   gtest_discover_tests(compare_verdict_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
+
+  # The options checked together, and allocators and inputs refused before anything runs.
+  add_executable(compare_options_test ${CMAKE_CURRENT_LIST_DIR}/options_test.cpp)
+  strata_warnings(compare_options_test)
+  target_link_libraries(compare_options_test PRIVATE strata_compare GTest::gtest GTest::gtest_main)
+  gtest_discover_tests(compare_options_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
 endif()

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "error.hpp"
 #include "drag_analysis.hpp"
 #include "drag_test_util.hpp"
 
@@ -218,7 +219,7 @@ std::string analyzeError(const std::vector<Event>& evs, const std::vector<Rec>& 
   TempDir dir;
   try {
     (void)analyze(dir, encode(evs), recs);
-  } catch (const std::runtime_error& e) {
+  } catch (const strata::support::Error& e) {
     return e.what();
   }
   return "";
@@ -251,7 +252,7 @@ TEST(DragAnalysis, BadInputsAreErrors) {
   try {
     (void)tt::analyzeDrag(path, lastUse({}));
     ADD_FAILURE() << "no error";
-  } catch (const std::runtime_error& ex) {
+  } catch (const strata::support::Error& ex) {
     EXPECT_TRUE(contains(ex.what(), path + ": not a Strata trace")) << ex.what();
   }
 }

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "error.hpp"
 #include "drag_ideal_trace.hpp"
 #include "drag_test_util.hpp"
 #include "trace_stats.hpp"
@@ -198,7 +199,7 @@ TEST(DragIdealTrace, ATraceThatIsNotTheOneAnalysedIsRefused) {
       dir.write("b.trace", encode({ev(Op::Malloc, 8), ev(Op::Malloc, 8)})).string();
   const tt::DragResult r = tt::analyzeDrag(a, lastUse({}));
   EXPECT_THROW(tt::writeIdealTrace(b, lastUse({}), r, (dir.path() / "o.trace").string()),
-               std::runtime_error);
+               strata::support::Error);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "error.hpp"
 #include "drag_last_use.hpp"
 #include "drag_test_util.hpp"
 
@@ -127,12 +128,12 @@ TEST(DragLastUse, FilesAreNamedInErrors) {
   try {
     (void)tt::readLastUseFile(bad);
     ADD_FAILURE() << "no error";
-  } catch (const std::runtime_error& e) {
+  } catch (const strata::support::Error& e) {
     EXPECT_EQ(std::string(e.what()).rfind(bad + ": unsupported last-use file version 9", 0), 0u)
         << e.what();
     EXPECT_NE(std::string(e.what()).find("at byte offset 8"), std::string::npos) << e.what();
   }
-  EXPECT_THROW((void)tt::readLastUseFile(dir.path() / "missing"), std::runtime_error);
+  EXPECT_THROW((void)tt::readLastUseFile(dir.path() / "missing"), strata::support::Error);
 }
 
 }  // namespace

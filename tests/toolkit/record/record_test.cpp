@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "../../support/process.hpp"
+#include "strata/record/environment.hpp"
 #include "strata/trace/reader.hpp"
 
 namespace {
@@ -710,12 +711,13 @@ TEST(RecordTouch, ReallocGrowthCountsTheWrittenPartOnly) {
   expectTouchBeforeFree(ev, touchOld + 1, 128 * kKiB - 2 * kPage, 128 * kKiB + 2 * kPage);
 }
 
-// STRATA_TRACE_TOUCH_MIN moves the threshold up, or turns the measurement off.
+// The touch threshold set by hand (STRATA_TRACE_TOUCH_MIN) moves up, or the measurement is
+// turned off.
 TEST(RecordTouch, ThresholdSettingMovesOrTurnsOffTheMeasurement) {
   for (const char* setting : {"off", "2000000"}) {
     SCOPED_TRACE(setting);
     TempDir dir;
-    const Result r = run(dir, std::string("STRATA_TRACE_TOUCH_MIN=") + setting + " " +
+    const Result r = run(dir, std::string(strata::record::env::kTouchMin) + "=" + setting + " " +
                                   quote(kStrata) + " record -o ts.trace -- " + quote(RECORD_TOUCH) +
                                   " memset");
     ASSERT_EQ(r.status, 0) << r.err;

@@ -26,11 +26,26 @@ endforeach()
 target_compile_definitions(record_stack_walk_test PRIVATE
   RECORD_SITES_PLUGIN="$<TARGET_FILE:record_sites_plugin>")
 add_dependencies(record_stack_walk_test record_sites_plugin)
+# record_session_test: `strata record`'s side (strata_record_session): the recorder's
+# environment, the trace names, and a command recorded with this build's recorder (not in a
+# sanitized build, where nothing can be preloaded into a plain program).
+add_executable(record_session_test ${CMAKE_CURRENT_LIST_DIR}/record_session_test.cpp)
+strata_warnings(record_session_test)
+target_link_libraries(record_session_test PRIVATE strata_record_session GTest::gtest
+                      GTest::gtest_main)
+if(NOT STRATA_SANITIZE)
+  add_dependencies(record_session_test strata_record)
+  target_compile_definitions(record_session_test PRIVATE
+    STRATA_RECORDER_DIR="$<TARGET_FILE_DIR:strata_record>")
+endif()
+gtest_discover_tests(record_session_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 120)
+
 if(TARGET strata_cli AND TARGET strata_record)
   set(strata_rec_dir ${CMAKE_CURRENT_LIST_DIR})
   add_executable(record_test ${strata_rec_dir}/record_test.cpp)
   strata_warnings(record_test)
-  target_link_libraries(record_test PRIVATE strata::strata strata_trace GTest::gtest GTest::gtest_main)
+  target_link_libraries(record_test PRIVATE strata::strata strata_trace strata_protocol GTest::gtest
+                        GTest::gtest_main)
   target_compile_definitions(record_test PRIVATE
     STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>")
   add_dependencies(record_test strata_cli strata_record)

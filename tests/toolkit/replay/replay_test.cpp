@@ -579,10 +579,9 @@ TEST(ReplayCli, MeasureBaselinePrintsANumber) {
   EXPECT_GT(v, 0u) << text;
   EXPECT_LT(v, 1ull << 30) << text;
   EXPECT_EQ(std::string(end), "\n") << text;
-  std::uint64_t fromChild = 0;
-  std::string error;
-  ASSERT_TRUE(baselineFromChild(STRATA_TEST_REPLAYER, fromChild, error)) << error;
-  EXPECT_GT(fromChild, 0u);
+  const ChildBaseline fromChild = baselineFromChild(STRATA_TEST_REPLAYER);
+  ASSERT_TRUE(fromChild.bytes) << fromChild.whyNot;
+  EXPECT_GT(*fromChild.bytes, 0u);
 }
 
 // A replay that dies of a signal is reported as crashed, with the signal's name, and `strata

@@ -1,15 +1,17 @@
-// Tests for the allocation trace format (toolkit/trace/include/strata/trace/*.hpp, docs/trace-format.md):
+// Tests for the allocation trace format (toolkit/trace/include/strata/trace/*.hpp, docs/toolkit/trace-format.md):
 // round trips, encoding size, chunking, streaming through a pipe, and that no input, however
 // truncated or corrupt, makes the reader crash or accept it silently.
 // links: strata_trace
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <new>
+#include <optional>
 #include <random>
 #include <thread>
 #include <vector>
@@ -376,6 +378,41 @@ TEST(TraceFormat, TraceWithoutTrailerIsValidButIncomplete) {
   ASSERT_EQ(readAll(header, back, nullptr, &complete), ReadStatus::End);
   EXPECT_FALSE(complete);
   EXPECT_TRUE(back.empty());
+}
+
+TEST(TraceFormat, TrailerFromTailGivesTheTotalsTheReaderReports) {
+  Written w = writeTrace(20'000, 1024, 8, 5, true);
+  TraceReader reader(MemorySource{w.bytes.data(), w.bytes.size()});
+  Event e;
+  ReadStatus s;
+  while ((s = reader.next(e)) == ReadStatus::Event) {}
+  ASSERT_EQ(s, ReadStatus::End) << reader.error().message();
+  ASSERT_TRUE(reader.complete());
+  EXPECT_EQ(reader.totals().events, 20'000u);
+
+  // The last kMaxTrailerBytes of the file, as a replay reads them; the whole file when the
+  // trace is no longer than that; and the trailer alone.
+  const std::size_t n = std::min(w.bytes.size(), kMaxTrailerBytes);
+  const std::optional<TraceTotals> tail = trailerFromTail(w.bytes.data() + w.bytes.size() - n, n);
+  ASSERT_TRUE(tail.has_value());
+  EXPECT_EQ(*tail, reader.totals());
+  const std::size_t trailer = w.bytes.size() - w.boundaries[w.boundaries.size() - 2];
+  EXPECT_EQ(trailerFromTail(w.bytes.data() + w.bytes.size() - trailer, trailer), reader.totals());
+
+  Written small = writeTrace(3, 512, 9, 1, false);
+  TraceReader smallReader(MemorySource{small.bytes.data(), small.bytes.size()});
+  while (smallReader.next(e) == ReadStatus::Event) {}
+  ASSERT_TRUE(smallReader.complete());
+  EXPECT_EQ(trailerFromTail(small.bytes.data(), small.bytes.size()), smallReader.totals());
+
+  // None without a trailer, nor when the tail is cut short of it or its CRC does not match.
+  Written open = writeTrace(1000, 512, 6, 3, true, /*finish=*/false);
+  const std::size_t m = std::min(open.bytes.size(), kMaxTrailerBytes);
+  EXPECT_FALSE(trailerFromTail(open.bytes.data() + open.bytes.size() - m, m).has_value());
+  EXPECT_FALSE(trailerFromTail(w.bytes.data() + w.bytes.size() - n, n - 1).has_value());
+  Bytes flipped = w.bytes;
+  flipped.back() ^= 0x01;
+  EXPECT_FALSE(trailerFromTail(flipped.data() + flipped.size() - n, n).has_value());
 }
 
 // The chunk that contains byte `at`: the largest boundary <= at (header is [0, 16)).

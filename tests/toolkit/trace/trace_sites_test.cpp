@@ -1,5 +1,5 @@
 // Tests for allocation sites in the trace format (toolkit/trace/include/strata/trace/sites.hpp, the SITES
-// flag and the sites and modules chunks of docs/trace-format.md): writer -> reader round
+// flag and the sites and modules chunks of docs/toolkit/trace-format.md): writer -> reader round
 // trips, chunk order, and every new error with the byte offset of its chunk.
 // links: strata_trace
 #include <gtest/gtest.h>

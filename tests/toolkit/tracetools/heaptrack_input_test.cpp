@@ -2,8 +2,8 @@
 // file and line; raw recordings, newer file versions and empty files are refused with what to
 // do; truncated and corrupt zstd and gzip data are errors, never a crash or a hang.
 #include <sstream>
-#include <stdexcept>
 
+#include "error.hpp"
 #include "heaptrack.hpp"
 #include "test_util.hpp"
 
@@ -20,7 +20,7 @@ std::string importError(const std::string& bytes) {
   std::istringstream in(bytes);
   try {
     tt::importHeaptrack(in, "in.ht", dir / "out.trace");
-  } catch (const std::runtime_error& e) {
+  } catch (const strata::support::Error& e) {
     return e.what();
   }
   return "";
@@ -111,7 +111,7 @@ TEST(HeaptrackInput, AMissingFileNamesIt) {
   try {
     tt::importHeaptrack(dir / "none.zst", dir / "out.trace");
     ADD_FAILURE() << "imported a missing file";
-  } catch (const std::runtime_error& e) {
+  } catch (const strata::support::Error& e) {
     EXPECT_TRUE(contains(e.what(), "none.zst: cannot open: No such file")) << e.what();
   }
 }

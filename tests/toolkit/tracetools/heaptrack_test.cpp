@@ -9,7 +9,6 @@
 //   zstd -dc rec.zst | gzip -9 -n > data/heaptrack_program.gz
 #include <set>
 #include <sstream>
-#include <stdexcept>
 
 #include "heaptrack.hpp"
 #include "test_util.hpp"

@@ -5,8 +5,8 @@
 #include <unistd.h>
 
 #include <sstream>
-#include <stdexcept>
 
+#include "error.hpp"
 #include "../../support/require.hpp"
 #include "mtrace.hpp"
 #include "test_util.hpp"
@@ -50,7 +50,7 @@ std::string importError(const std::string& text) {
   TempDir dir;
   try {
     importText(dir, text);
-  } catch (const std::runtime_error& e) {
+  } catch (const strata::support::Error& e) {
     return e.what();
   }
   return "";
@@ -227,10 +227,10 @@ TEST(Mtrace, ExportOfACorruptTraceNamesTheByteOffset) {
   try {
     tt::exportMtrace(trace, dir / "out.mtrace");
     FAIL() << "no error";
-  } catch (const std::runtime_error& e) {
+  } catch (const strata::support::Error& e) {
     EXPECT_TRUE(contains(e.what(), trace + ": unsupported format version at byte offset 8")) << e.what();
   }
-  EXPECT_THROW(tt::importMtrace(dir / "missing.mtrace", dir / "x.trace"), std::runtime_error);
+  EXPECT_THROW(tt::importMtrace(dir / "missing.mtrace", dir / "x.trace"), strata::support::Error);
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
 // computeStats on hand-built traces whose figures are worked out by hand in the comments:
 // live peaks, object counts, both lifetime clocks, histograms, realloc, failed calls, and
 // reap_clear / reap_destroy freeing the objects of nested reaps.
-#include <stdexcept>
 
+#include "error.hpp"
 #include "test_util.hpp"
 #include "trace_stats.hpp"
 
@@ -156,11 +156,11 @@ TEST(TraceStats, CorruptTraceNamesFileAndByteOffset) {
   try {
     tt::computeStats(path);
     FAIL() << "no error for a corrupt trace";
-  } catch (const std::runtime_error& e) {
+  } catch (const strata::support::Error& e) {
     EXPECT_TRUE(contains(e.what(), path + ": ")) << e.what();
     EXPECT_TRUE(contains(e.what(), "CRC mismatch at byte offset 16")) << e.what();
   }
-  EXPECT_THROW(tt::computeStats(dir / "missing.trace"), std::runtime_error);
+  EXPECT_THROW(tt::computeStats(dir / "missing.trace"), strata::support::Error);
 }
 
 TEST(TraceStats, BucketLabels) {

@@ -1,8 +1,8 @@
 // The bundled workloads: deterministic (same name, seed and size -> the same bytes; another
 // seed -> other bytes), valid traces, and the shape each one is meant to have.
 #include <algorithm>
-#include <stdexcept>
 
+#include "error.hpp"
 #include "test_util.hpp"
 #include "trace_stats.hpp"
 #include "workloads.hpp"
@@ -90,14 +90,14 @@ TEST(Workloads, ListAndLookup) {
   try {
     tt::generateWorkload("nope", 1, 0.01, dir / "x.trace");
     FAIL() << "unknown workload accepted";
-  } catch (const std::invalid_argument& e) {
+  } catch (const strata::support::UsageError& e) {
     EXPECT_TRUE(contains(e.what(), "web-proxy, editor, server")) << e.what();
   }
-  EXPECT_THROW(tt::generateWorkload("editor", 1, 0, dir / "x.trace"), std::invalid_argument);
+  EXPECT_THROW(tt::generateWorkload("editor", 1, 0, dir / "x.trace"), strata::support::UsageError);
   try {
     tt::generateWorkload("editor", 1, 0.01, dir / "no/such/dir/x.trace");
     FAIL() << "unwritable path accepted";
-  } catch (const std::runtime_error& e) {
+  } catch (const strata::support::Error& e) {
     EXPECT_TRUE(contains(e.what(), "no/such/dir/x.trace")) << e.what();
   }
 }

@@ -30,7 +30,7 @@ static Bool in_fork_child;  /* requests and the end of the run are ignored */
 
 static Bool drag_process_cmd_line_option(const HChar* arg)
 {
-   if VG_STR_CLO (arg, "--drag-out", clo_drag_out) {
+   if VG_STR_CLO (arg, STRATA_DRAG_OUT_OPTION, clo_drag_out) {
    } else {
       return False;
    }
@@ -121,7 +121,7 @@ static void drag_post_clo_init(void)
       VG_(fmsg)("strata-drag needs --drag-out=FILE, the last-use file to write\n");
       VG_(exit)(1);
    }
-   drag_out_open(VG_(expand_file_name)("--drag-out", clo_drag_out));
+   drag_out_open(VG_(expand_file_name)(STRATA_DRAG_OUT_OPTION, clo_drag_out));
 }
 
 static void drag_fini(Int exitcode)
@@ -140,7 +140,7 @@ static void drag_fini(Int exitcode)
 
 static void drag_pre_clo_init(void)
 {
-   VG_(details_name)("strata-drag");
+   VG_(details_name)(STRATA_DRAG_TOOL_NAME);
    VG_(details_version)(NULL);
    VG_(details_description)("when each object of a Strata trace was last used");
    VG_(details_copyright_author)("Strata's drag tool, built on Valgrind.");

@@ -12,11 +12,13 @@
 // loop (retries only under contention on the same page); collect is one exchange plus a walk
 // of the collected list (to count it). The page is a plain struct that lives in its owner's
 // metadata (StrataHeap keeps the descriptors in the segment header, extended with the queue
-// links of threads/page_queues.hpp).
+// links of strata_heap/page_queues.hpp).
 #pragma once
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+
+#include "strata/platform/page.hpp"
 
 namespace strata {
 
@@ -70,11 +72,12 @@ struct SizeClassPage {
     return b;
   }
 
-  // Carves the next blocks (about 4 KiB worth, at least one) onto the owner's list; false
+  // Carves the next blocks (about a page's worth, at least one) onto the owner's list; false
   // when the page is fully carved already. Called only when `free` is empty.
   bool extend() noexcept {
     if (capacity == reserved) return false;
-    std::uint32_t n = blockSize >= 4096 ? 1 : 4096 / blockSize;
+    constexpr std::uint32_t kPage = platform::kPageSize;
+    std::uint32_t n = blockSize >= kPage ? 1 : kPage / blockSize;
     if (n > reserved - capacity) n = reserved - capacity;
     std::byte* first = start + std::size_t{capacity} * blockSize;
     Block* head = free;

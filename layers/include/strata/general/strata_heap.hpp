@@ -1,6 +1,7 @@
 // StrataHeap: Strata's general-purpose, multi-threaded allocator, the heap behind
-// libstrata.so (layers/malloc/strata.cpp wraps it in MallocShim). A composition of the thread
-// layers, top to bottom (docs/strata-heap.md maps the types and explains the design):
+// libstrata.so (layers/malloc/strata.cpp wraps it in MallocShim). A composition of its own
+// layers in strata_heap/, top to bottom (strata_heap/types.hpp maps the types and holds the
+// layout constants; docs/layers/strata-heap.md explains the design):
 //
 //   HugeObjectHeap      above the largest page: a chunk of its own, a few freed ones cached
 //   ThreadBoundHeap     a Local heap per thread; orphans adopted; fork; sweeps of quiet heaps
@@ -12,7 +13,7 @@
 //   SegmentHeap         4 MiB-aligned segments from mmap, a segment map, a small cache
 //
 // Size classes: FineSizeClasses<3>, 16-byte classes to 128 B, then 8 per power of two up to
-// 128 KiB (at most 12.5 % rounding; docs/strata-heap.md says how that was chosen).
+// 128 KiB (at most 12.5 % rounding; docs/layers/strata-heap.md says how that was chosen).
 //
 // Costs: malloc is a TLS check, a class computation and a free-list pop; free is a segment
 // map lookup (two loads), a kind compare and a push (owner) or one CAS (any other thread).
@@ -21,25 +22,30 @@
 // destructor unmaps everything. The run-time policy is a StrataTunables passed to the
 // constructor (libstrata.so reads it from STRATA_* environment variables).
 #pragma once
+#include <type_traits>
+
 #include "strata/building/size_class_page.hpp"
 #include "strata/combining/fine_size_classes.hpp"
-#include "strata/threads/accounted_segments.hpp"
-#include "strata/threads/delayed_purge.hpp"
-#include "strata/threads/huge_object_heap.hpp"
-#include "strata/threads/page_queues.hpp"
-#include "strata/threads/segment_cache.hpp"
-#include "strata/threads/segment_slots.hpp"
-#include "strata/threads/thread_bound_heap.hpp"
+#include "strata/strata_heap/accounted_segments.hpp"
+#include "strata/strata_heap/delayed_purge.hpp"
+#include "strata/strata_heap/huge_object_heap.hpp"
+#include "strata/strata_heap/page_queues.hpp"
+#include "strata/strata_heap/segment_cache.hpp"
+#include "strata/strata_heap/segment_slots.hpp"
+#include "strata/strata_heap/thread_bound_heap.hpp"
+#include "strata/strata_heap/types.hpp"
 #include "strata/top/segment_heap.hpp"
 
 namespace strata {
 
 // The per-thread heap over a process-wide Source, with Classes for small objects.
-template <class Source, SizeClasses Classes = FineSizeClasses<3>, unsigned SlotBits = 16>
+template <class Source, SizeClasses Classes = FineSizeClasses<kStrataClassShift>,
+          unsigned SlotBits = kStrataSlotBits>
 using StrataLocalHeap = PageQueues<Classes, DelayedPurge<SegmentSlots<Source, QueuedPage, SlotBits>>>;
 
 // The whole allocator over an OS segment heap.
-template <class Segments = SegmentHeap<>, SizeClasses Classes = FineSizeClasses<3>, unsigned SlotBits = 16>
+template <class Segments = SegmentHeap<kStrataSegmentShift>,
+          SizeClasses Classes = FineSizeClasses<kStrataClassShift>, unsigned SlotBits = kStrataSlotBits>
 using StrataHeapOf = HugeObjectHeap<ThreadBoundHeap<
     StrataLocalHeap<SegmentCache<AccountedSegments<Segments>>, Classes, SlotBits>,
     SegmentCache<AccountedSegments<Segments>>>>;
@@ -50,5 +56,7 @@ class StrataHeap : public StrataHeapOf<> {
 };
 
 static_assert(SizedHeap<StrataHeap> && StrataHeap::Alignment == 16);
+static_assert(std::is_same_v<SegmentHeap<kStrataSegmentShift>, SegmentHeap<>>,
+              "types.hpp's segment size is SegmentHeap's default");
 
 }  // namespace strata

@@ -50,6 +50,7 @@
 #include "strata/detail/header.hpp"
 #include "strata/detail/poison.hpp"
 #include "strata/general/lea_heap.hpp"
+#include "strata/platform/page.hpp"
 #include "strata/reap/chunk_cache.hpp"
 #include "strata/reap/clear_optimized_heap.hpp"
 #include "strata/reap/nested_heap.hpp"
@@ -130,7 +131,7 @@ class ReapChunkHeap : public Super {
   bool refill(std::size_t n) noexcept {
     std::size_t size = next_;
     std::size_t want;
-    if (!detail::checked_add(n, 256, want) || !detail::checked_align_up(want, 4096, want)) {
+    if (!detail::checked_add(n, 256, want) || !platform::checkedPageAlignUp(want, want)) {
       outOfMemory();
       return false;
     }
@@ -144,7 +145,7 @@ class ReapChunkHeap : public Super {
     last_ = nullptr;
     held_ += size;
     next_ = held_ < kReapDoublingLimit ? 2 * next_
-                                       : std::max(next_, detail::align_up(held_ / 4, 4096));
+                                       : std::max(next_, platform::pageAlignUp(held_ / 4));
     return true;
   }
 

@@ -59,34 +59,30 @@
 // Builds without NDEBUG also print "strata malloc: ignoring foreign pointer" on stderr.
 // Anything else (an aligned interior pointer, a double free) is trusted and passed to H,
 // whose own checks, if any, apply.
+//
+// The parts, one header each: process_heap.hpp (building H once, fork), malloc_stats.hpp
+// (mallinfo2 and malloc_stats), operator_new.hpp (the C++ operators over the C entry points),
+// entry_points.hpp (the list STRATA_DEFINE_MALLOC exports).
 #pragma once
 #include <malloc.h>
-#include <pthread.h>
-#include <sched.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <new>
 
 #include "strata/detail/align.hpp"
 #include "strata/detail/header.hpp"
-#include "strata/shim/cxx_runtime.hpp"
+#include "strata/platform/page.hpp"
 #include "strata/shim/entry_points.hpp"
+#include "strata/shim/malloc_stats.hpp"
+#include "strata/shim/operator_new.hpp"
+#include "strata/shim/process_heap.hpp"
 
 namespace strata {
-
-// What mallinfo2 and malloc_stats report, when H has stats().
-struct MallocStats {
-  std::size_t bytesFromSystem = 0;      // held from the system now (mappings, committed break)
-  std::size_t bytesInUse = 0;           // usable bytes of live objects
-  std::size_t peakBytesFromSystem = 0;  // the most ever held from the system
-};
 
 // The minimum H must offer the shim.
 template <class H>
@@ -97,7 +93,7 @@ concept MallocShimHeap = std::default_initializable<H> && requires(H& h, std::si
 };
 
 template <MallocShimHeap H>
-class MallocShim {
+class MallocShim : public OperatorNew<MallocShim<H>> {
  public:
   static constexpr std::size_t kMinAlign = 16;
   static constexpr std::size_t kAlignedMark = detail::kFlagFirstInRun;
@@ -110,11 +106,12 @@ class MallocShim {
     { h.reallocInPlace(p, n) } -> std::same_as<void*>;
   };
 
+  // realloc keeps p when n fits its usable size and wastes at most half of it plus this
+  // much: a policy (small shrinks keep their block), not the page size.
+  static constexpr std::size_t kReallocSlack = 4096;
+
   // The process-wide heap, built on first use. Fast path: an acquire load and a branch.
-  static H& heap() noexcept {
-    if (state_.load(std::memory_order_acquire) == kReady) [[likely]] return *instance();
-    return build();
-  }
+  static H& heap() noexcept { return ProcessHeap<H>::get(); }
 
   // ---- C entry points. Each costs H's own call plus a compare or two.
 
@@ -175,7 +172,7 @@ class MallocShim {
       const auto offset = static_cast<std::size_t>(detail::bytes(p) - detail::bytes(block));
       if (heap().reallocInPlace(block, offset + n) != nullptr) return p;
     }
-    if (n <= have && have - n <= have / 2 + 4096) return p;
+    if (n <= have && have - n <= have / 2 + kReallocSlack) return p;
     if constexpr (requires(H& h) { { h.reallocMoving(p, n) } -> std::same_as<void*>; }) {
       // Moved whole with its block, an aligned object keeps its offset (and its mark);
       // its alignment beyond 16 need not survive a realloc.
@@ -231,13 +228,14 @@ class MallocShim {
   }
 
   // Page-aligned n bytes.
-  static void* valloc(std::size_t n) noexcept { return memalign(pageSize(), n); }
+  static void* valloc(std::size_t n) noexcept { return memalign(platform::pageSize(), n); }
 
   // Page-aligned, n rounded up to whole pages (at least one); ENOMEM when that overflows.
   static void* pvalloc(std::size_t n) noexcept {
     std::size_t rounded;
-    if (!detail::checked_align_up(n == 0 ? 1 : n, pageSize(), rounded)) return outOfMemory();
-    return memalign(pageSize(), rounded);
+    const std::size_t page = platform::pageSize();
+    if (!detail::checked_align_up(n == 0 ? 1 : n, page, rounded)) return outOfMemory();
+    return memalign(page, rounded);
   }
 
   // The bytes p may use (at least what was asked); 0 for nullptr or a foreign pointer.
@@ -259,11 +257,7 @@ class MallocShim {
   // The heap's statistics (zeros when H has no stats()). H::stats() may return MallocStats
   // or any struct with the same three fields.
   static MallocStats stats() noexcept {
-    if constexpr (requires(H& h) {
-                    { h.stats().bytesFromSystem } -> std::convertible_to<std::size_t>;
-                    { h.stats().bytesInUse } -> std::convertible_to<std::size_t>;
-                    { h.stats().peakBytesFromSystem } -> std::convertible_to<std::size_t>;
-                  }) {
+    if constexpr (ReportsMallocStats<H>) {
       const auto s = heap().stats();
       return {s.bytesFromSystem, s.bytesInUse, s.peakBytesFromSystem};
     } else {
@@ -271,171 +265,18 @@ class MallocShim {
     }
   }
 
-  // arena: bytes from the system; uordblks: in use; fordblks: the difference; usmblks: the
-  // peak from the system (glibc leaves it 0).
-  static struct mallinfo2 mallinfo2() noexcept {
-    const MallocStats s = stats();
-    struct mallinfo2 info {};
-    info.arena = s.bytesFromSystem;
-    info.uordblks = s.bytesInUse;
-    info.fordblks = s.bytesFromSystem > s.bytesInUse ? s.bytesFromSystem - s.bytesInUse : 0;
-    info.usmblks = s.peakBytesFromSystem;
-    return info;
-  }
+  // The statistics as mallinfo2's fields (malloc_stats.hpp says which is which).
+  static struct mallinfo2 mallinfo2() noexcept { return detail::toMallinfo2(stats()); }
 
-  // Prints the statistics on stderr in glibc's layout, through a stack buffer and write(2)
-  // so nothing allocates.
-  static void malloc_stats() noexcept {
-    const MallocStats s = stats();
-    char text[256];
-    const int len = std::snprintf(text, sizeof text,
-                                  "Arena 0:\nsystem bytes     = %10zu\nin use bytes     = %10zu\n"
-                                  "Total (incl. mmap):\nsystem bytes     = %10zu\n"
-                                  "in use bytes     = %10zu\nmax system bytes = %10zu\n",
-                                  s.bytesFromSystem, s.bytesInUse, s.bytesFromSystem,
-                                  s.bytesInUse, s.peakBytesFromSystem);
-    if (len > 0) writeAll(text, std::min(static_cast<std::size_t>(len), sizeof text - 1));
-  }
+  // Prints the statistics on stderr in glibc's layout; nothing allocates.
+  static void malloc_stats() noexcept { detail::printMallocStats(stats()); }
 
-  // ---- C++ entry points.
-
-  // The standard's loop: retry while a new_handler exists, else throw std::bad_alloc.
-  static void* operatorNew(std::size_t n) {
-    for (;;) {
-      if (void* p = malloc(n)) [[likely]] return p;
-      std::new_handler handler = detail::currentNewHandler();
-      if (handler == nullptr) detail::throwBadAlloc();
-      handler();
-    }
-  }
-
-  // The aligned form: the same loop over memalign.
-  static void* operatorNew(std::size_t n, std::align_val_t align) {
-    const auto a = static_cast<std::size_t>(align);
-    for (;;) {
-      if (void* p = a <= kMinAlign ? malloc(n) : memalign(a, n)) [[likely]] return p;
-      std::new_handler handler = detail::currentNewHandler();
-      if (handler == nullptr) detail::throwBadAlloc();
-      handler();
-    }
-  }
-
-  // The nothrow forms call the throwing ones, as the standard specifies (so a new_handler
-  // still runs), and turn the exception into nullptr. Built without exceptions (the malloc
-  // libraries), they run the same loop and return nullptr where it would throw; a
-  // new_handler that throws then throws through them.
-  static void* operatorNewNothrow(std::size_t n) noexcept {
-#if __cpp_exceptions
-    try {
-      return operatorNew(n);
-    } catch (...) {
-      return nullptr;
-    }
-#else
-    for (;;) {
-      if (void* p = malloc(n)) [[likely]] return p;
-      std::new_handler handler = detail::currentNewHandler();
-      if (handler == nullptr) return nullptr;
-      handler();
-    }
-#endif
-  }
-
-  static void* operatorNewNothrow(std::size_t n, std::align_val_t align) noexcept {
-#if __cpp_exceptions
-    try {
-      return operatorNew(n, align);
-    } catch (...) {
-      return nullptr;
-    }
-#else
-    const auto a = static_cast<std::size_t>(align);
-    for (;;) {
-      if (void* p = a <= kMinAlign ? malloc(n) : memalign(a, n)) [[likely]] return p;
-      std::new_handler handler = detail::currentNewHandler();
-      if (handler == nullptr) return nullptr;
-      handler();
-    }
-#endif
-  }
-
-  // Every operator delete form: free.
-  static void operatorDelete(void* p) noexcept { free(p); }
-
-  // ---- pthread_atfork handlers (registered only when H has all three members): H is held
-  // still across fork() and released in both processes.
-
-  static void prepareFork() noexcept { heap().prepareFork(); }
-  static void parentAfterFork() noexcept { heap().parentAfterFork(); }
-  static void childAfterFork() noexcept { heap().childAfterFork(); }
+  // The C++ operators new and delete: OperatorNew (operator_new.hpp), over the above.
 
  private:
-  enum : int { kNone = 0, kBuilding = 1, kReady = 2 };
-
-  static H* instance() noexcept { return std::launder(reinterpret_cast<H*>(storage_)); }
-
-  // The first caller builds the heap; any other thread waits until it is ready. The fork
-  // handlers are registered before the heap is marked ready, so that no other thread can be
-  // inside the heap (holding its lock) while a fork finds no handler to hold it still; a
-  // malloc that pthread_atfork itself makes on the building thread is served by the heap,
-  // already constructed (`builder_` says which thread that is). A child forked while another
-  // thread was building finishes the build itself: the builder does not exist in it.
-  [[gnu::cold, gnu::noinline]] static H& build() noexcept {
-    int expected = kNone;
-    if (state_.compare_exchange_strong(expected, kBuilding, std::memory_order_acq_rel)) {
-      builderPid_.store(::getpid(), std::memory_order_relaxed);
-      finishBuild();
-    } else {
-      while (state_.load(std::memory_order_acquire) != kReady) {
-        if (constructed_.load(std::memory_order_acquire) &&
-            ::pthread_equal(builder_.load(std::memory_order_relaxed), ::pthread_self()))
-          break;  // the building thread, called back from pthread_atfork
-        const pid_t builderPid = builderPid_.load(std::memory_order_relaxed);
-        if (builderPid != 0 && builderPid != ::getpid()) {
-          builderPid_.store(::getpid(), std::memory_order_relaxed);  // a child: build here
-          finishBuild();
-          break;
-        }
-        ::sched_yield();
-      }
-    }
-    return *instance();
-  }
-
-  // Constructs H (unless a parent process already had) and registers the fork handlers; then
-  // the heap is ready.
-  static void finishBuild() noexcept {
-    if (!constructed_.load(std::memory_order_acquire)) {
-      ::new (static_cast<void*>(storage_)) H();
-      builder_.store(::pthread_self(), std::memory_order_relaxed);
-      constructed_.store(true, std::memory_order_release);
-    } else {
-      builder_.store(::pthread_self(), std::memory_order_relaxed);
-    }
-    if constexpr (requires(H& h) {
-                    h.prepareFork();
-                    h.parentAfterFork();
-                    h.childAfterFork();
-                  }) {
-      ::pthread_atfork(&MallocShim::prepareFork, &MallocShim::parentAfterFork,
-                       &MallocShim::childAfterFork);
-    }
-    state_.store(kReady, std::memory_order_release);
-  }
-
   [[gnu::cold]] static void* outOfMemory() noexcept {
     errno = ENOMEM;
     return nullptr;
-  }
-
-  static std::size_t pageSize() noexcept {
-    static std::atomic<std::size_t> size{0};
-    std::size_t s = size.load(std::memory_order_relaxed);
-    if (s == 0) {
-      s = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-      size.store(s, std::memory_order_relaxed);
-    }
-    return s;
   }
 
   // The block H handed out that p lies in: p itself, or, over a heap without memalign,
@@ -487,25 +328,11 @@ class MallocShim {
     char text[96];
     const int len = std::snprintf(text, sizeof text,
                                   "strata malloc: ignoring foreign pointer %p\n", p);
-    if (len > 0) writeAll(text, std::min(static_cast<std::size_t>(len), sizeof text - 1));
+    if (len > 0)
+      detail::writeStderr(text, std::min(static_cast<std::size_t>(len), sizeof text - 1));
 #endif
     return nullptr;
   }
-
-  static void writeAll(const char* text, std::size_t len) noexcept {
-    while (len > 0) {
-      const ssize_t done = ::write(STDERR_FILENO, text, len);
-      if (done <= 0) return;
-      text += done;
-      len -= static_cast<std::size_t>(done);
-    }
-  }
-
-  alignas(H) static inline unsigned char storage_[sizeof(H)];
-  static inline std::atomic<int> state_{kNone};
-  static inline std::atomic<bool> constructed_{false};  // H is built (state_ may not be ready)
-  static inline std::atomic<pthread_t> builder_{};       // the thread that built it
-  static inline std::atomic<pid_t> builderPid_{0};       // the process it was built in
 };
 
 }  // namespace strata

@@ -8,33 +8,17 @@
 // MmapHeap (KingsleyHeap<MmapHeap>) must not offer a resize that treats its own blocks as
 // mappings; SelectMmapHeap, which knows which objects are mappings, offers them.
 #pragma once
-#include <sys/mman.h>
-#include <unistd.h>
-
-#include <atomic>
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
 
 #include "strata/detail/align.hpp"
 #include "strata/detail/header.hpp"
+#include "strata/platform/memory.hpp"
+#include "strata/platform/page.hpp"
 #include "strata/top/memory_account.hpp"
 
 namespace strata {
-
-namespace detail {
-// The OS page size, asked once (a plain atomic rather than a guarded static, so the malloc
-// libraries need no C++ runtime).
-inline std::size_t page_size() noexcept {
-  static constinit std::atomic<std::size_t> cached{0};
-  std::size_t size = cached.load(std::memory_order_relaxed);
-  if (size == 0) {
-    size = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-    cached.store(size, std::memory_order_relaxed);
-  }
-  return size;
-}
-}  // namespace detail
 
 class MmapHeap : public AccountedTop {
  public:
@@ -51,8 +35,8 @@ class MmapHeap : public AccountedTop {
       errno = ENOMEM;
       return nullptr;
     }
-    void* base = ::mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (base == MAP_FAILED) {
+    void* base = platform::map(len);
+    if (base == nullptr) {
       errno = ENOMEM;
       return nullptr;
     }
@@ -70,8 +54,8 @@ class MmapHeap : public AccountedTop {
     if (!mappingLength(n, len)) return nullptr;
     const std::size_t old = getSize(p) + HeaderSize;
     const int saved = errno;
-    void* base = ::mremap(detail::bytes(p) - HeaderSize, old, len, MREMAP_MAYMOVE);
-    if (base == MAP_FAILED) {
+    void* base = platform::remap(detail::bytes(p) - HeaderSize, old, len);
+    if (base == nullptr) {
       errno = saved;
       return nullptr;
     }
@@ -86,7 +70,7 @@ class MmapHeap : public AccountedTop {
     if (p == nullptr) return;
     const std::size_t len = getSize(p) + HeaderSize;
     refund(len);
-    ::munmap(detail::bytes(p) - HeaderSize, len);
+    platform::unmap(detail::bytes(p) - HeaderSize, len);
   }
 
   // p resized where it is, as glibc's realloc does a mapped chunk: shrinking unmaps the
@@ -100,11 +84,11 @@ class MmapHeap : public AccountedTop {
     const std::size_t old = getSize(p) + HeaderSize;
     std::byte* base = detail::bytes(p) - HeaderSize;
     if (len < old) {
-      ::munmap(base + len, old - len);
+      platform::unmap(base + len, old - len);
       refund(old - len);
     } else if (len > old) {
       const int saved = errno;
-      if (::mremap(base, old, len, 0) == MAP_FAILED) {
+      if (!platform::resizeInPlace(base, old, len)) {
         errno = saved;
         return nullptr;
       }
@@ -122,7 +106,7 @@ class MmapHeap : public AccountedTop {
   // when it would be beyond any mapping.
   static bool mappingLength(std::size_t n, std::size_t& len) noexcept {
     return detail::checked_add(n, HeaderSize, len) &&
-           detail::checked_align_up(len, detail::page_size(), len) && len <= PTRDIFF_MAX;
+           detail::checked_align_up(len, platform::pageSize(), len) && len <= PTRDIFF_MAX;
   }
 
   // True when p carries MmapHeap's header; valid for objects of heaps that share the

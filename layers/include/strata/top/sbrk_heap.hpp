@@ -6,14 +6,12 @@
 // clear() or the destructor. Consecutive mallocs are adjacent, which CoalesceableHeap uses
 // to merge blocks across top-heap requests.
 #pragma once
-#include <sys/mman.h>
-
 #include <cerrno>
 #include <cstddef>
 
 #include "strata/detail/align.hpp"
+#include "strata/platform/memory.hpp"
 #include "strata/top/memory_account.hpp"
-#include "strata/top/mmap_heap.hpp"
 
 namespace strata {
 
@@ -38,7 +36,7 @@ class SbrkHeap : public AccountedTop {
   ~SbrkHeap() {
     if (base_ != nullptr) {
       refund(brk_);
-      ::munmap(base_, reserved_);
+      platform::unmap(base_, reserved_);
     }
   }
 
@@ -61,7 +59,7 @@ class SbrkHeap : public AccountedTop {
   void clear() noexcept {
     if (base_ == nullptr) return;
     refund(brk_);
-    ::madvise(base_, committed_, MADV_DONTNEED);
+    platform::decommit(base_, committed_, platform::Decommit::Now);
     brk_ = 0;
   }
 
@@ -81,9 +79,8 @@ class SbrkHeap : public AccountedTop {
   bool reserve() noexcept {
     for (std::size_t size = ReserveBytes; size >= CommitStep;
          size = size / 2 / CommitStep * CommitStep) {
-      void* p = ::mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                       -1, 0);
-      if (p != MAP_FAILED) {
+      void* p = platform::reserve(size);
+      if (p != nullptr) {
         base_ = static_cast<std::byte*>(p);
         reserved_ = size;
         return true;
@@ -94,8 +91,7 @@ class SbrkHeap : public AccountedTop {
   bool commit(std::size_t upto) noexcept {
     const std::size_t target = detail::align_up(upto, CommitStep);
     if (target > reserved_) return false;
-    if (::mprotect(base_ + committed_, target - committed_, PROT_READ | PROT_WRITE) != 0)
-      return false;
+    if (!platform::commit(base_ + committed_, target - committed_)) return false;
     committed_ = target;
     return true;
   }

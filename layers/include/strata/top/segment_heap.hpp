@@ -16,8 +16,6 @@
 // atomics, the cache is behind a spin lock. Addresses at or above 2^48 are never handed
 // out (an mmap there is returned and the request fails).
 #pragma once
-#include <sys/mman.h>
-
 #include <atomic>
 #include <cerrno>
 #include <cstddef>
@@ -25,6 +23,8 @@
 
 #include "strata/detail/align.hpp"
 #include "strata/detail/spin_lock.hpp"
+#include "strata/platform/memory.hpp"
+#include "strata/platform/page.hpp"
 #include "strata/top/memory_account.hpp"
 
 namespace strata {
@@ -35,7 +35,7 @@ class SegmentHeap : public AccountedTop {
   static constexpr std::size_t SegmentSize = std::size_t{1} << SegmentShift;
   static constexpr std::size_t Alignment = SegmentSize;
   static constexpr std::size_t HeaderBytes = 16;
-  static constexpr std::size_t OsPage = 4096;
+  static constexpr std::size_t OsPage = platform::kPageSize;
   // Largest chunk: keeps every length computation far from overflow.
   static constexpr std::size_t MaxChunk = std::size_t{1} << 46;
 
@@ -54,10 +54,10 @@ class SegmentHeap : public AccountedTop {
         if (base != 0 && base == unit) {
           const std::size_t len = chunkLength(reinterpret_cast<void*>(base));
           refund(len);
-          ::munmap(reinterpret_cast<void*>(base), len);
+          platform::unmap(reinterpret_cast<void*>(base), len);
         }
       }
-      ::munmap(leaf, sizeof(Leaf));
+      platform::unmap(leaf, sizeof(Leaf));
     }
   }
 
@@ -102,15 +102,15 @@ class SegmentHeap : public AccountedTop {
     std::size_t len;
     if (n > MaxChunk || !detail::checked_align_up(n, OsPage, len) || len <= old) return nullptr;
     const auto b = reinterpret_cast<std::uintptr_t>(base);
-    void* moved = ::mremap(base, old, len, 0);
-    if (moved != MAP_FAILED) {
+    void* moved = base;
+    if (platform::resizeInPlace(base, old, len)) {
       const std::uintptr_t firstNew = ((b + old - 1) >> SegmentShift) + 1;
       const std::uintptr_t last = (b + len - 1) >> SegmentShift;
       for (std::uintptr_t u = firstNew; u <= last; ++u) {
         Leaf* leaf = ((u << SegmentShift) >> kAddressBits) == 0 ? leafFor(u) : nullptr;
         if (leaf == nullptr) {  // cannot register it: back to the old length
           for (std::uintptr_t v = firstNew; v < u; ++v) setEntries(v << SegmentShift, 1, 0);
-          ::mremap(base, len, old, 0);
+          platform::resizeInPlace(base, len, old);
           return nullptr;
         }
         leaf->entry[u & (kLeafEntries - 1)].store(b, std::memory_order_release);
@@ -120,13 +120,13 @@ class SegmentHeap : public AccountedTop {
       if (target == nullptr) return nullptr;
       const auto t = reinterpret_cast<std::uintptr_t>(target);
       if (!registerChunk(t, len)) {
-        ::munmap(target, len);
+        platform::unmap(target, len);
         return nullptr;
       }
-      moved = ::mremap(base, old, len, MREMAP_MAYMOVE | MREMAP_FIXED, target);
-      if (moved == MAP_FAILED) {
+      moved = platform::remapTo(base, old, len, target);
+      if (moved == nullptr) {
         setEntries(t, ((t + len - 1) >> SegmentShift) - (t >> SegmentShift) + 1, 0);
-        ::munmap(target, len);
+        platform::unmap(target, len);
         return nullptr;
       }
       setEntries(b, ((b + old - 1) >> SegmentShift) - (b >> SegmentShift) + 1, 0);
@@ -147,7 +147,7 @@ class SegmentHeap : public AccountedTop {
     const std::uintptr_t firstGone = ((b + len - 1) >> SegmentShift) + 1;
     const std::uintptr_t last = (b + old - 1) >> SegmentShift;
     if (last >= firstGone) setEntries(firstGone << SegmentShift, last - firstGone + 1, 0);
-    ::munmap(static_cast<std::byte*>(base) + len, old - len);
+    platform::unmap(static_cast<std::byte*>(base) + len, old - len);
     chunkLength(base) = len;
     refund(old - len);
     return true;
@@ -208,18 +208,17 @@ class SegmentHeap : public AccountedTop {
       errno = ENOMEM;
       return nullptr;
     }
-    void* raw = ::mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (raw == MAP_FAILED) {
+    void* raw = platform::map(total);
+    if (raw == nullptr) {
       errno = ENOMEM;
       return nullptr;
     }
     const auto r = reinterpret_cast<std::uintptr_t>(raw);
     const std::uintptr_t base = detail::align_up(r + offset, align) - offset;
-    if (base > r) ::munmap(raw, base - r);
-    if (r + total > base + len) ::munmap(reinterpret_cast<void*>(base + len), r + total - base - len);
+    trimMapping(r, total, base, len);
     void* b = reinterpret_cast<void*>(base);
     if (((base + len - 1) >> kAddressBits) != 0 || !registerChunk(base, len)) {
-      ::munmap(b, len);
+      platform::unmap(b, len);
       errno = ENOMEM;
       return nullptr;
     }
@@ -233,17 +232,25 @@ class SegmentHeap : public AccountedTop {
   void* reserve(std::size_t len) noexcept {
     std::size_t total;
     if (!detail::checked_add(len, SegmentSize, total)) return nullptr;
-    void* raw = ::mmap(nullptr, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (raw == MAP_FAILED) return nullptr;
+    void* raw = platform::map(total);
+    if (raw == nullptr) return nullptr;
     const auto r = reinterpret_cast<std::uintptr_t>(raw);
     const std::uintptr_t base = detail::align_up(r, SegmentSize);
-    if (base > r) ::munmap(raw, base - r);
-    if (r + total > base + len) ::munmap(reinterpret_cast<void*>(base + len), r + total - base - len);
+    trimMapping(r, total, base, len);
     if (((base + len - 1) >> kAddressBits) != 0) {
-      ::munmap(reinterpret_cast<void*>(base), len);
+      platform::unmap(reinterpret_cast<void*>(base), len);
       return nullptr;
     }
     return reinterpret_cast<void*>(base);
+  }
+
+  // Unmaps what lies before base and after base + len in the mapping [raw, raw + total):
+  // the over-sized mapping cut down to the aligned chunk inside it.
+  static void trimMapping(std::uintptr_t raw, std::size_t total, std::uintptr_t base,
+                          std::size_t len) noexcept {
+    if (base > raw) platform::unmap(reinterpret_cast<void*>(raw), base - raw);
+    if (raw + total > base + len)
+      platform::unmap(reinterpret_cast<void*>(base + len), raw + total - base - len);
   }
 
   // Points every map entry the chunk covers at its base; false when a leaf cannot be mapped.
@@ -272,7 +279,7 @@ class SegmentHeap : public AccountedTop {
     const auto b = reinterpret_cast<std::uintptr_t>(base);
     setEntries(b, ((b + len - 1) >> SegmentShift) - (b >> SegmentShift) + 1, 0);
     refund(len);
-    ::munmap(base, len);
+    platform::unmap(base, len);
   }
 
   // The leaf for unit u, mapped and installed with a CAS on first use.
@@ -280,12 +287,11 @@ class SegmentHeap : public AccountedTop {
     std::atomic<Leaf*>& slot = l1_[u >> kLeafBits];
     Leaf* leaf = slot.load(std::memory_order_acquire);
     if (leaf) return leaf;
-    void* m = ::mmap(nullptr, sizeof(Leaf), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                     -1, 0);
-    if (m == MAP_FAILED) return nullptr;
+    void* m = platform::map(sizeof(Leaf));
+    if (m == nullptr) return nullptr;
     Leaf* fresh = static_cast<Leaf*>(m);
     if (slot.compare_exchange_strong(leaf, fresh, std::memory_order_acq_rel)) return fresh;
-    ::munmap(m, sizeof(Leaf));
+    platform::unmap(m, sizeof(Leaf));
     return leaf;
   }
 
@@ -298,7 +304,8 @@ class SegmentHeap : public AccountedTop {
 
   // Decommits all but the first page of a free segment and caches it, if there is room.
   bool pushCache(void* base) noexcept {
-    ::madvise(detail::bytes(base) + OsPage, SegmentSize - OsPage, MADV_DONTNEED);
+    platform::decommit(detail::bytes(base) + OsPage, SegmentSize - OsPage,
+                       platform::Decommit::Now);
     cacheLock_.lock();
     const bool room = cached_ < CacheSegments;
     if (room) cache_[cached_++] = base;

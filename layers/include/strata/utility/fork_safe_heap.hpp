@@ -15,7 +15,7 @@
 
 #include "strata/concepts.hpp"
 #include "strata/detail/spin_lock.hpp"
-#include "strata/shim/malloc_shim.hpp"
+#include "strata/shim/malloc_stats.hpp"
 #include "strata/top/memory_account.hpp"
 
 namespace strata {

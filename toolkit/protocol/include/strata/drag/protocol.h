@@ -3,7 +3,7 @@
  * tool, through Valgrind client requests, where each object it writes into the trace lives
  * and when it ends; the tool watches every load and store of the program and, when an object
  * ends (or at exit), writes which trace event was the last one before the object's last use.
- * `strata drag` then reads the trace and that file together (docs/drag.md).
+ * `strata drag` then reads the trace and that file together (docs/toolkit/drag.md).
  *
  * C, so that the tool (C, built against Valgrind's tool headers) and the recorder (C++) share
  * it. Nothing here needs Valgrind: the requests' codes and the file's layout only.
@@ -33,6 +33,12 @@
  */
 #ifndef STRATA_DRAG_PROTOCOL_H
 #define STRATA_DRAG_PROTOCOL_H
+
+/* How `strata drag` starts the tool: valgrind --tool=STRATA_DRAG_TOOL_NAME
+ * STRATA_DRAG_OUT_OPTION=FILE ... (FILE expanded as Valgrind expands --log-file: %p is the
+ * pid). Valgrind finds the tool's file as NAME-PLATFORM (strata-drag-amd64-linux). */
+#define STRATA_DRAG_TOOL_NAME "strata-drag"
+#define STRATA_DRAG_OUT_OPTION "--drag-out"
 
 /* Valgrind's VG_USERREQ_TOOL_BASE('S', 'D'): tool requests start at ('S' << 24 | 'D' << 16). */
 #define STRATA_DRAG_REQUEST_BASE (((unsigned)'S' << 24) | ((unsigned)'D' << 16))

@@ -1,7 +1,7 @@
 // The Strata allocation trace format, version 2 (version 1 still read): constants, the event model, LEB128 varints
 // and CRC-32. Shared by TraceWriter (which runs inside an LD_PRELOADed recorder, so this
 // header uses only the language and libc: no allocation, no exceptions) and TraceReader.
-// The byte-level specification is docs/trace-format.md; keep the two in step.
+// The byte-level specification is docs/toolkit/trace-format.md; keep the two in step.
 #pragma once
 #include <array>
 #include <cstddef>

@@ -1,127 +1,28 @@
-// TraceReader: streams events back out of a trace (docs/trace-format.md) chunk by chunk, with
+// TraceReader: streams events back out of a trace (docs/toolkit/trace-format.md) chunk by chunk, with
 // memory bounded by one chunk, from any read(2)-style source. Every chunk's CRC-32 is checked
 // before any of its events is returned; a truncated, corrupt or wrong-version file gives an
 // error value naming the file offset of the bad header or chunk and the reason. It never
 // aborts and never reads outside its buffer, whatever the input. Cost per event: one decode of
 // ~5 bytes of varints; per chunk: one read and one CRC pass.
 #pragma once
-#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <memory>
-#include <stdexcept>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include <unistd.h>
-
 #include "strata/trace/format.hpp"
+#include "strata/trace/read_error.hpp"
 #include "strata/trace/sites.hpp"
+#include "strata/trace/sources.hpp"
+#include "strata/trace/trailer.hpp"
 
 namespace strata::trace {
 
-// Why a trace could not be read.
-enum class ErrorKind : std::uint8_t {
-  None,
-  TruncatedHeader,   // the file is shorter than its 16-byte header
-  BadMagic,          // the file does not start with "STRATATR"
-  BadVersion,        // a format version this reader does not know
-  BadFileFlags,      // header flags or reserved bytes not zero
-  TruncatedChunk,    // the file ends inside a chunk header or payload
-  BadChunkMagic,     // a chunk header with an unknown magic
-  ChunkTooLarge,     // payload length over kMaxChunkPayload
-  CrcMismatch,       // the payload does not match its CRC-32
-  BadEvent,          // a CRC-valid payload that does not decode (bad op, flags, id, count)
-  Discontinuity,     // a chunk's base object id does not follow the previous chunk
-  BadTrailer,        // trailer malformed or its totals disagree with the events read
-  DataAfterTrailer,  // bytes after the trailer chunk
-  ReadFailed,        // the source reported an I/O error
-  BadSites,          // a CRC-valid sites or modules chunk that does not decode
-};
-
-inline const char* errorKindName(ErrorKind k) noexcept {
-  switch (k) {
-    case ErrorKind::None: return "no error";
-    case ErrorKind::TruncatedHeader: return "truncated file header";
-    case ErrorKind::BadMagic: return "not a Strata trace (bad magic)";
-    case ErrorKind::BadVersion: return "unsupported format version";
-    case ErrorKind::BadFileFlags: return "unknown file flags";
-    case ErrorKind::TruncatedChunk: return "truncated chunk";
-    case ErrorKind::BadChunkMagic: return "bad chunk magic";
-    case ErrorKind::ChunkTooLarge: return "chunk too large";
-    case ErrorKind::CrcMismatch: return "chunk CRC mismatch";
-    case ErrorKind::BadEvent: return "malformed event";
-    case ErrorKind::Discontinuity: return "chunk does not follow the previous one";
-    case ErrorKind::BadTrailer: return "bad trailer";
-    case ErrorKind::DataAfterTrailer: return "data after trailer";
-    case ErrorKind::ReadFailed: return "read error";
-    case ErrorKind::BadSites: return "malformed sites or modules chunk";
-  }
-  return "unknown error";
-}
-
-// An error value: what went wrong and the file offset of the header or chunk it concerns.
-struct TraceError {
-  ErrorKind kind = ErrorKind::None;
-  std::uint64_t offset = 0;
-  std::string detail;
-  // "chunk CRC mismatch at byte offset 4096: ..." (the caller prefixes the file name).
-  std::string message() const {
-    std::string m = errorKindName(kind);
-    m += " at byte offset " + std::to_string(offset);
-    if (!detail.empty()) m += ": " + detail;
-    return m;
-  }
-};
-
-// The same, as an exception, for callers that prefer one (readTrace below throws it).
-class TraceFormatError : public std::runtime_error {
- public:
-  explicit TraceFormatError(TraceError e) : std::runtime_error(e.message()), error_(std::move(e)) {}
-  const TraceError& error() const noexcept { return error_; }
-  ErrorKind kind() const noexcept { return error_.kind; }
-  std::uint64_t offset() const noexcept { return error_.offset; }
-
- private:
-  TraceError error_;
-};
-
-// Totals from the trailer chunk.
-struct TraceTotals {
-  std::uint64_t events = 0;
-  std::uint64_t objects = 0;
-  std::uint64_t threads = 0;
-  friend bool operator==(const TraceTotals&, const TraceTotals&) = default;
-};
-
 enum class ReadStatus : std::uint8_t { Event, End, Error };
-
-// A source over bytes in memory.
-struct MemorySource {
-  const unsigned char* data;
-  std::size_t size;
-  std::size_t pos = 0;
-  std::ptrdiff_t operator()(unsigned char* out, std::size_t n) noexcept {
-    const std::size_t k = n < size - pos ? n : size - pos;
-    if (k != 0) std::memcpy(out, data + pos, k);
-    pos += k;
-    return static_cast<std::ptrdiff_t>(k);
-  }
-};
-
-// A source over a file descriptor (a file or a pipe): read(2), retried on EINTR. Does not own
-// or close the descriptor.
-struct FdSource {
-  int fd;
-  std::ptrdiff_t operator()(unsigned char* out, std::size_t n) noexcept {
-    for (;;) {
-      const ssize_t r = ::read(fd, out, n);
-      if (r >= 0 || errno != EINTR) return static_cast<std::ptrdiff_t>(r);
-    }
-  }
-};
 
 // Source: any callable std::ptrdiff_t(unsigned char* out, std::size_t n) that reads up to n
 // bytes like read(2): returns the count, 0 at end of file, negative on error. Short reads are
@@ -285,11 +186,10 @@ class TraceReader {
   }
 
   bool readTrailer(std::uint32_t count) {
-    TraceTotals t;
-    if (count != 0 || (p_ = getVarint(p_, end_, t.events)) == nullptr ||
-        (p_ = getVarint(p_, end_, t.objects)) == nullptr ||
-        (p_ = getVarint(p_, end_, t.threads)) == nullptr || p_ != end_)
-      return fail(ErrorKind::BadTrailer, chunkOffset_, "malformed trailer payload");
+    const std::optional<TraceTotals> decoded =
+        count == 0 ? decodeTrailerPayload(p_, end_) : std::nullopt;
+    if (!decoded) return fail(ErrorKind::BadTrailer, chunkOffset_, "malformed trailer payload");
+    const TraceTotals t = *decoded;
     if (t != TraceTotals{events_, nextId_, threads_})
       return fail(ErrorKind::BadTrailer, chunkOffset_,
                   "trailer says " + std::to_string(t.events) + " events, " +

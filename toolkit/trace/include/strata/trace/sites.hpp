@@ -1,4 +1,4 @@
-// Allocation sites and modules in a trace (docs/trace-format.md, "Sites"): the encoding of one
+// Allocation sites and modules in a trace (docs/toolkit/trace-format.md, "Sites"): the encoding of one
 // site and one module entry, shared by TraceWriter (no allocation: it encodes into its own
 // buffers) and the table TraceReader fills from sites and modules chunks. A site is a short
 // stack of return addresses, innermost first; a module is a loaded object with its bias, so a

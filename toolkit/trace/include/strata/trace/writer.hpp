@@ -1,4 +1,4 @@
-// TraceWriter: encodes allocation events into the chunked trace format (docs/trace-format.md)
+// TraceWriter: encodes allocation events into the chunked trace format (docs/toolkit/trace-format.md)
 // inside a fixed buffer the caller gives it, and hands each full chunk to a write(2)-style
 // sink. Built for an LD_PRELOADed recorder: once constructed it never allocates, never throws
 // and calls nothing but the sink and memcpy. It is not thread-safe (the recorder serialises or

@@ -1,0 +1,1 @@
+"""The bench scripts' modules: dropin_* for dropin_suite.py, fidelity_* for fidelity.py."""

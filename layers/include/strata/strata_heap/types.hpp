@@ -1,0 +1,65 @@
+// StrataHeap's types on one page: what each layer of strata_heap/ holds, how its memory
+// nests, and the constants that fix the layout. Read this before any of the layers; the
+// composition itself is general/strata_heap.hpp, and docs/layers/strata-heap.md follows a malloc
+// and a free through it.
+//
+// Memory, outermost first:
+//
+//   segment   kStrataSegmentShift: 4 MiB, aligned to its size, from SegmentHeap (top/), which
+//             keeps a segment map: any address finds its segment in two loads. Freed ones
+//             wait in SegmentCache, committed, for the purge delay.
+//   slot      kStrataSlotBits: 64 KiB, so a segment is 64 slots. Slot 0 holds the segment
+//             header (SegmentSlots::Segment: a page descriptor per slot, the bit masks of
+//             free, dirty and zero slots, the owning thread heap), rounded up to whole
+//             pages of platform::kPageSize.
+//   page      QueuedPage (page_queues.hpp) = SizeClassPage (building/) + queue links: a run
+//             of slots holding blocks of one size class. Small classes (FineSizeClasses
+//             with kStrataClassShift: 16-byte steps to 128 B, then 8 per power of two up to
+//             128 KiB) carve their blocks a page of platform::kPageSize at a time; larger
+//             classes are one block of whole slots.
+//   block     what malloc returns: 16-byte aligned, no header; free finds its page from
+//             the address (segment base, slot index, spanOf).
+//   huge      above the tunable threshold (at most a segment less its header slot): a chunk
+//             of its own from SegmentHeap, with a 64-byte header whose kind word tells it from
+//             a segment (HugeObjectHeap::kHugeKind vs SegmentSlots::kSegmentKind); freed ones
+//             wait in HugeChunkCache (at most MaxChunks).
+//
+// Layers, process-wide chain top to bottom (one object), then the per-thread chain:
+//
+//   HugeObjectHeap       huge_object_heap.hpp    huge objects; routes by the chunk's kind
+//   ThreadBoundHeap      thread_bound_heap.hpp   a Local per thread: TLS binding
+//                                                (heap_registry.hpp), the pool of heaps and
+//                                                orphans (heap_pool.hpp), fork, sweeps
+//   SegmentCache         segment_cache.hpp       empty segments any thread reuses
+//   AccountedSegments    accounted_segments.hpp  the system calls (through platform/), the
+//                                                books (StrataHeapStats), the tunables
+//   SegmentHeap          top/segment_heap.hpp    aligned segments and the segment map
+//
+//   Local = PageQueues   page_queues.hpp         per-class page queues, thread-free lists,
+//                                                parking, reclaim
+//           DelayedPurge delayed_purge.hpp       when released slots are decommitted
+//           SegmentSlots segment_slots.hpp       segments cut into slots, pages as runs
+//
+// Purge (delayed_purge.hpp): a released page's slots stay committed ("dirty") up to the
+// heap's allowance (StrataTunables::dirtySlots plus 1/8 of the used slots); beyond it an
+// empty segment goes to SegmentCache and the rest is decommitted lazily
+// (platform::Decommit::Lazy) once purgeDelayMs has passed, or all at once beyond
+// maxDelayedBytes; trim and thread exit decommit with Decommit::Now.
+//
+// Tunables: StrataTunables (strata_tunables.hpp), read on slow paths only; its defaults and
+// the STRATA_* variables are listed there once. The constants below are template arguments
+// of the fast paths instead: changing one is a different composition
+// (StrataHeapOf<SegmentHeap<Shift>, FineSizeClasses<ClassShift>, SlotBits>).
+#pragma once
+
+namespace strata {
+
+// log2 of the segment size: 4 MiB segments (SegmentHeap's default).
+inline constexpr unsigned kStrataSegmentShift = 22;
+// log2 of the slot size: 64 KiB slots, 64 per segment (SegmentSlots allows 16..64: one
+// 64-bit mask per segment).
+inline constexpr unsigned kStrataSlotBits = 16;
+// log2 of the size classes per power of two: 8 classes, at most 12.5 % rounding.
+inline constexpr unsigned kStrataClassShift = 3;
+
+}  // namespace strata

@@ -1,0 +1,3 @@
+// Wrong on purpose: the layers include nothing of the toolkit.
+#pragma once
+#include "strata/trace/format.hpp"

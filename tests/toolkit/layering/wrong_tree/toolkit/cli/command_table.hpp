@@ -1,0 +1,2 @@
+// A header of cli.
+#pragma once

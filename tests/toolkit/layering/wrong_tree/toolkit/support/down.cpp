@@ -1,0 +1,2 @@
+// Wrong on purpose: support is below cli.
+#include "command_table.hpp"

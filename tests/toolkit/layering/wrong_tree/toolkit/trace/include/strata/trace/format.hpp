@@ -1,0 +1,2 @@
+// The trace format, a toolkit component.
+#pragma once

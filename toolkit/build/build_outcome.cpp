@@ -1,0 +1,34 @@
+// What `strata build` says about a result (build_library.hpp): the heap type a header lacks,
+// the spec to use the library with, the compiler's log kept beside the library.
+#include <filesystem>
+#include <fstream>
+#include <system_error>
+
+#include "build_library.hpp"
+
+namespace strata::cli {
+
+bool missingHeapType(const BuildResult& r) {
+  for (const char* words : {"has not been declared", "does not name a type", "is not a member",
+                            "was not declared", "no type named", "no member named", "undeclared"})
+    if (r.firstError.find(words) != std::string::npos) return true;
+  return false;
+}
+
+std::string runSpecPath(const std::string& output) {
+  return output.find('/') == std::string::npos ? "./" + output : output;
+}
+
+std::string keepBuildLog(const BuildRequest& request, const BuildResult& result) {
+  const std::string path = request.output + ".log";
+  if (result.status != BuildStatus::CompileFailed) {
+    std::error_code ec;
+    if (result.ok()) std::filesystem::remove(path, ec);
+    return {};
+  }
+  std::ofstream log(path, std::ios::binary);
+  log << result.fullLog;
+  return log.flush() ? path : std::string();
+}
+
+}  // namespace strata::cli

@@ -1,0 +1,22 @@
+// `strata compare`'s command line: the option table (compare_options.cpp) and what is parsed
+// with it. The help around the options is compare.cpp's.
+#pragma once
+#include <span>
+#include <string>
+#include <vector>
+
+#include "compare_run.hpp"
+#include "options.hpp"
+
+namespace strata::cli::compare {
+
+// The options, bound to `o`; `allocatorsGiven` is set when --allocators is given.
+std::vector<support::Option> optionTable(Options& o, bool& allocatorsGiven);
+
+// The arguments as Options, checked and completed (completeOptions). Throws UsageError.
+Options parseCompareOptions(std::span<char* const> args);
+
+// The options part of the help.
+std::string optionsHelp();
+
+}  // namespace strata::cli::compare

@@ -1,0 +1,39 @@
+// The names of the traces one recording writes (trace_names.hpp).
+#include "trace_names.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+
+namespace strata::record {
+
+namespace fs = std::filesystem;
+
+long pidSuffix(const std::string& path) {
+  const std::string ext = fs::path(path).extension().string();
+  if (ext.size() < 2) return 0;
+  for (std::size_t i = 1; i < ext.size(); ++i)
+    if (!std::isdigit(static_cast<unsigned char>(ext[i]))) return 0;
+  return std::strtol(ext.c_str() + 1, nullptr, 10);
+}
+
+std::vector<std::string> childTraces(const std::string& trace) {
+  std::vector<std::string> found;
+  std::error_code ec;
+  const fs::path dir = fs::path(trace).parent_path();
+  const std::string prefix = fs::path(trace).filename().string() + ".";
+  for (const auto& e : fs::directory_iterator(dir.empty() ? fs::path(".") : dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (!name.starts_with(prefix) || name.size() == prefix.size()) continue;
+    if (std::all_of(name.begin() + static_cast<long>(prefix.size()), name.end(),
+                    [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+      found.push_back(e.path().string());
+  }
+  std::sort(found.begin(), found.end(), [](const std::string& a, const std::string& b) {
+    return pidSuffix(a) < pidSuffix(b);
+  });
+  return found;
+}
+
+}  // namespace strata::record
