@@ -171,7 +171,7 @@ void drawPlot(const fs::path& dir) {
 
 }  // namespace
 
-int writeDragReport(const DragRunFacts& facts, const std::vector<DragProcess>& processes,
+void writeDragReport(const DragRunFacts& facts, const std::vector<DragProcess>& processes,
                     const DragProcess& shown, const tracetools::IdealTraceCounts& ideal) {
   const DragResult& r = shown.result;
   const std::string text = reportText(facts, processes, shown, ideal);
@@ -182,7 +182,6 @@ int writeDragReport(const DragRunFacts& facts, const std::vector<DragProcess>& p
   if (!report.flush() || !writeCurves(facts.dir / "curves.csv", r))
     throw support::Error("cannot write to " + facts.dir.string());
   drawPlot(facts.dir);
-  return 0;
 }
 
 }  // namespace strata::cli

@@ -36,9 +36,9 @@ struct DragProcess {
 
 // Writes the report (stdout and DIR/report.txt): a line per analysed process when there are
 // several, then `shown`'s figures in full (it is one of `processes`); DIR/curves.csv and the
-// plot of `shown`. Returns the exit status, 0; throws support::Error "cannot write to DIR"
-// when a file cannot be written (a missing plotter is a note on stderr, not a failure).
-int writeDragReport(const DragRunFacts& facts, const std::vector<DragProcess>& processes,
+// plot of `shown`. Throws support::Error "cannot write to DIR" when a file cannot be written
+// (a missing plotter is a note on stderr, not a failure).
+void writeDragReport(const DragRunFacts& facts, const std::vector<DragProcess>& processes,
                     const DragProcess& shown, const tracetools::IdealTraceCounts& ideal);
 
 }  // namespace strata::cli

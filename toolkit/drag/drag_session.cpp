@@ -96,7 +96,7 @@ std::vector<cli::DragProcess> tracesWritten(const cli::DragRunFacts& facts) {
   return out;
 }
 
-int analyse(cli::DragRunFacts& facts, std::vector<cli::DragProcess>& processes) {
+void analyse(cli::DragRunFacts& facts, std::vector<cli::DragProcess>& processes) {
   const cli::DragProcess* best = nullptr;
   std::size_t skippedNoTool = 0, skippedNothing = 0;
   std::string firstError;
@@ -131,7 +131,7 @@ int analyse(cli::DragRunFacts& facts, std::vector<cli::DragProcess>& processes) 
                           "without exec: their objects are the parent's)");
   const tracetools::IdealTraceCounts ideal = tracetools::writeIdealTrace(
       best->trace, best->lastUse, best->result, facts.dir / "ideal.trace", options);
-  return writeDragReport(facts, processes, *best, ideal);
+  writeDragReport(facts, processes, *best, ideal);
 }
 
 }  // namespace strata::drag

@@ -43,8 +43,8 @@ support::ProcessResult runUnderTool(const DragRequest& request, const DragSetup&
 std::vector<cli::DragProcess> tracesWritten(const cli::DragRunFacts& facts);
 
 // Analyses each process that ran under the tool; the one that allocated the most gets the
-// full report, the curves and the ideal trace. Returns the exit status; throws support::Error
-// when no process could be analysed.
-int analyse(cli::DragRunFacts& facts, std::vector<cli::DragProcess>& processes);
+// full report, the curves and the ideal trace. Throws support::Error when no process could be
+// analysed.
+void analyse(cli::DragRunFacts& facts, std::vector<cli::DragProcess>& processes);
 
 }  // namespace strata::drag
