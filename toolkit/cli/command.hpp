@@ -50,5 +50,7 @@ extern const Command kExportCommand;
 extern const Command kTuneCommand;
 extern const Command kDragCommand;
 extern const Command kDoctorCommand;
+extern const Command kDiffCommand;
+extern const Command kReportCommand;
 
 }  // namespace strata::cli

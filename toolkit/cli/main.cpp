@@ -14,10 +14,11 @@ namespace strata::cli {
 namespace {
 
 // Every subcommand, in the order `strata --help` lists them.
-constexpr std::array<const Command*, 13> kCommands{
-    &kCompareCommand,    &kTuneCommand,   &kRecordCommand,   &kReplayCommand, &kStatsCommand,
-    &kDragCommand,       &kGenerateCommand, &kImportCommand, &kExportCommand,
-    &kAllocatorsCommand, &kRunCommand,    &kBuildCommand,    &kDoctorCommand,
+constexpr std::array<const Command*, 15> kCommands{
+    &kCompareCommand,    &kTuneCommand,     &kRecordCommand, &kReplayCommand, &kStatsCommand,
+    &kDragCommand,       &kDiffCommand,     &kReportCommand, &kGenerateCommand,
+    &kImportCommand,     &kExportCommand,   &kAllocatorsCommand, &kRunCommand,
+    &kBuildCommand,      &kDoctorCommand,
 };
 
 // The command with this name, or nullptr.

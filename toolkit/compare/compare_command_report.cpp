@@ -63,7 +63,9 @@ std::string commandJson(const CommandReport& c, const std::vector<TraceReport>& 
            ", \"cpu_seconds_runs\": " + jsonSeconds(r.cpuRuns) + ", \"max_rss_bytes_runs\": [";
       for (std::size_t k = 0; k < r.rssRuns.size(); ++k)
         j += (k == 0 ? "" : ",") + std::to_string(r.rssRuns[k]);
-      j += "], \"stdout_file\": " + jsonString(r.stdoutFile) + "}";
+      j += "], \"stdout_file\": " + jsonString(r.stdoutFile);
+      if (!r.rssSeriesFile.empty()) j += ", \"rss_series_file\": " + jsonString(r.rssSeriesFile);
+      j += "}";
     }
     j += "]}";
   }

@@ -194,6 +194,7 @@ std::string resultsJson(const CompareSettings& settings, const std::vector<Trace
     j += "      \"path\": " + jsonString(tr.path) + ",\n";
     j += "      \"description\": " + jsonString(tr.description) + ",\n";
     j += "      \"stats_file\": " + jsonString(tr.statsFile) + ",\n";
+    if (!tr.sitesFile.empty()) j += "      \"sites_file\": " + jsonString(tr.sitesFile) + ",\n";
     j += "      \"program\": " + jsonString(tr.program) + ", \"pid\": " + std::to_string(tr.pid) +
          ", \"parent_pid\": " + std::to_string(tr.parentPid) + ",\n";
     j += "      \"stats\": {\"events\": " + std::to_string(st.events) +

@@ -45,6 +45,7 @@ struct TraceReport {
   std::string path;         // the trace file
   std::string description;  // the bundled workload's line, or what was recorded
   std::string statsFile;    // <name>-stats.json, relative to the output directory
+  std::string sitesFile;    // --sites: <name>-sites.json (strata-sites-1), relative; else empty
   tracetools::TraceStats stats;
   std::vector<AllocatorRow> rows;
   std::string sitesTable;   // --sites: the top sites live at the trace's peak (formatSiteReport)
@@ -69,6 +70,7 @@ struct LiveRow {
   double wallSeconds = 0, cpuSeconds = 0;  // the median run's
   std::uint64_t maxRssBytes = 0;
   std::string stdoutFile;    // the median run's captured stdout, relative to the output dir
+  std::string rssSeriesFile; // the median run's RSS over time (CSV), relative; empty: none
   bool ok() const { return status == LiveStatus::Ok; }
 };
 
