@@ -15,4 +15,10 @@ start=$SECONDS
 }
 cat "$out_dir/main-job.txt"
 bash .ci/check_tables.sh "$out_dir/main-job.txt"
+# The page beside the tables: one self-contained file holding the comparison's data.
+report="$out_dir/strata-compare/report.html"
+if [ ! -s "$report" ] || ! grep -q '"schema": *"strata-report-1"' "$report"; then
+  echo "FAILED: the main job wrote no report.html with its data ($report)"
+  exit 1
+fi
 echo "main job: a table and a verdict for each of the 3 bundled workloads ($((SECONDS - start)) s)"

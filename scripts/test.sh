@@ -5,6 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+# Chromium, Node.js and playwright-core for the tests that open report.html in a browser.
+bash scripts/setup_browser.sh
 jobs=$(nproc)
 # setup.sh installed every dependency: a test that finds one missing fails instead of skipping.
 export STRATA_REQUIRE_DEPS=1

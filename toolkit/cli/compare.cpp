@@ -9,6 +9,7 @@
 
 #include "command.hpp"
 #include "compare_options.hpp"
+#include "report_writer.hpp"
 
 namespace strata::cli {
 namespace {
@@ -35,15 +36,19 @@ constexpr std::string_view kAbout =
 constexpr std::string_view kNotes =
     "\n"
     "Output in DIR: report.txt (the tables), results.json (every run), <trace>-stats.json,\n"
-    "series/<trace>-<allocator>.csv (heap and live bytes over the run), live/ (each live run's\n"
-    "stdout), and the plots <trace>-heap, -sizes, -lifetimes, -summary (and command-summary\n"
-    "with live runs) as .png and .svg. Plots need Python with matplotlib (Debian: apt-get\n"
-    "install python3-matplotlib); STRATA_PYTHON names the Python.\n"
+    "series/<trace>-<allocator>.csv (heap and live bytes over the run), with live runs\n"
+    "series/live-<allocator>.csv (the median run's RSS over time, sampled from /proc) and\n"
+    "live/ (each live run's stdout), the plots <trace>-heap, -sizes, -lifetimes, -summary (and\n"
+    "command-summary with live runs) as .png and .svg, and last report.html (everything on one\n"
+    "page, drawn from results.json and the files it names; also with --no-plots). Plots need\n"
+    "Python with matplotlib (Debian: apt-get install python3-matplotlib); STRATA_PYTHON names\n"
+    "the Python.\n"
     "\n"
     "Exit status: 0 when every available allocator finished (ok or heap-limit) and ran the\n"
-    "command live as glibc did; 1 when a replay or a live run failed or a trace cannot be read;\n"
-    "2 for a wrong invocation, an unknown allocator or a COMMAND that is not found or not\n"
-    "executable; 3 when the plots were skipped because no Python with matplotlib was found.\n"
+    "command live as glibc did; 1 when a replay or a live run failed, a trace cannot be read\n"
+    "or report.html could not be written (the other files are); 2 for a wrong invocation, an\n"
+    "unknown allocator or a COMMAND that is not found or not executable; 3 when the plots\n"
+    "were skipped because no Python with matplotlib was found.\n"
     "\n"
     "examples: strata compare\n"
     "          strata compare --allocators glibc,jemalloc,strata -- python3 -c 'print(42)'\n";
@@ -76,6 +81,9 @@ int runCompare(std::span<char* const> args) {
   const fs::path out = o.outDir;
   std::fprintf(info, "%stables: %s; every result: %s\n", o.plots ? "" : "\n",
                (out / "report.txt").c_str(), (out / "results.json").c_str());
+  std::fflush(info);
+  // Last, once every file it embeds is written: an error here loses none of them.
+  std::fprintf(info, "report: %s\n", report::writeReport(out).c_str());
   return status;
 }
 

@@ -13,6 +13,7 @@
 #include "drag_session.hpp"
 #include "files.hpp"
 #include "options.hpp"
+#include "report_writer.hpp"
 
 namespace strata::cli {
 namespace {
@@ -35,18 +36,21 @@ constexpr std::string_view kAfterOptions =
     "\n"
     "Every program COMMAND runs (exec) is watched too; the report is for the process that\n"
     "allocated the most, with a line for each other. DIR receives report.txt (the report,\n"
-    "also printed), program.trace and program.trace.<pid> (the recorded traces),\n"
-    "last-use.<pid>.bin (the tool's last uses), curves.csv and drag.png / drag.svg (the two\n"
-    "curves), ideal.trace (that process with every object freed right after its last use:\n"
-    "`strata compare` on its trace and ideal.trace shows what each allocator needs with\n"
-    "perfect freeing) and valgrind.<pid>.log. The program runs several to tens of times\n"
-    "slower than natively (Valgrind). A program that crashes is analysed up to the crash.\n"
-    "A process forked without exec is not analysed (its objects are its parent's).\n"
+    "also printed), drag.json (its figures and sites, format strata-drag-1), program.trace\n"
+    "and program.trace.<pid> (the recorded traces), last-use.<pid>.bin (the tool's last\n"
+    "uses), curves.csv and drag.png / drag.svg (the two curves), ideal.trace (that process\n"
+    "with every object freed right after its last use: `strata compare` on its trace and\n"
+    "ideal.trace shows what each allocator needs with perfect freeing), valgrind.<pid>.log,\n"
+    "and last report.html (everything on one page, drawn from drag.json and curves.csv).\n"
+    "The program runs several to tens of times slower than natively (Valgrind). A program\n"
+    "that crashes is analysed up to the crash. A process forked without exec is not analysed\n"
+    "(its objects are its parent's).\n"
     "\n"
     "Exit status: 0 when the analysis was written (also for a program that failed or\n"
     "crashed: the report says so); 1 when it could not be (nothing recorded, the program\n"
-    "allocated nothing, DIR not writable); 2 for a wrong invocation, or when Valgrind or\n"
-    "Strata's recorder or drag tool is missing; 127 when COMMAND is not found.\n"
+    "allocated nothing, DIR not writable, or report.html failed: the other files are\n"
+    "written); 2 for a wrong invocation, or when Valgrind or Strata's recorder or drag tool\n"
+    "is missing; 127 when COMMAND is not found.\n"
     "\n"
     "example: strata drag -o gcc.drag --sites -- gcc -c hello.c\n";
 
@@ -61,7 +65,7 @@ std::vector<support::Option> optionTable(drag::DragRequest& r) {
        .needs = "a DIR"},
       {.name = "--sites", .help = "record allocation sites too, for the table of sites by drag",
        .bind = r.sites},
-      {.name = "--top", .value = "N", .help = "sites shown (default 10)",
+      {.name = "--top", .value = "N", .help = "sites shown and in drag.json (default 10)",
        .bind = [&r](const std::string& v) {
          const std::optional<std::uint64_t> n = support::parseUnsigned(v);
          if (!n || *n == 0)
@@ -97,6 +101,8 @@ int runDrag(std::span<char* const> args) {
                      ran.wallSeconds, ran.succeeded(), request.dir, request.top, {}};
   std::vector<DragProcess> processes = drag::tracesWritten(facts);
   drag::analyse(facts, processes);
+  // Last, once every file it embeds is written: an error here loses none of them.
+  std::printf("report: %s\n", report::writeReport(request.dir).c_str());
   return 0;
 }
 

@@ -1,11 +1,19 @@
-// `strata stats FILE [--json] [--sites [--top N]]`: the statistics of a trace the allocation papers tabulate
-// (total and live objects, sizes, bytes, total/peak, ops, threads) and its size and lifetime
-// histograms, as a readable table or one JSON object; with --sites, the top allocation sites.
-// The figures come from tracetools::computeStats, the site tables from formatSiteReport.
+// `strata stats FILE [--json] [--sites [--top N] [--out DIR]]`: the statistics of a trace the
+// allocation papers tabulate (total and live objects, sizes, bytes, total/peak, ops, threads)
+// and its size and lifetime histograms, as a readable table or one JSON object; with --sites,
+// the top allocation sites, and a result folder (stats.json, sites.json, report.html).
+// The figures come from tracetools::computeStats, the site tables from formatSiteReport, the
+// sites document from writeSitesDocument, the page from report::writeReport.
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
+#include <filesystem>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <vector>
 
 #include "command.hpp"
@@ -13,7 +21,9 @@
 #include "compare_format.hpp"
 #include "json.hpp"
 #include "options.hpp"
+#include "report_writer.hpp"
 #include "site_report.hpp"
+#include "sites_document.hpp"
 #include "trace_stats.hpp"
 
 namespace strata::cli {
@@ -22,7 +32,7 @@ namespace {
 namespace tt = strata::tracetools;
 
 constexpr std::string_view kAbout =
-    "usage: strata stats FILE [--json] [--sites [--top N]]\n"
+    "usage: strata stats FILE [--json] [--sites [--top N] [--out DIR]]\n"
     "\n"
     "Reads the trace FILE (from `strata record`, `strata generate` or `strata import`) and\n"
     "prints what the allocation papers tabulate: total objects, maximum objects live, average\n"
@@ -41,8 +51,19 @@ constexpr std::string_view kNotes =
     "           each with its figures and frames (address, module, offset, function, file,\n"
     "           line)\n"
     "\n"
+    "With --sites, the result folder DIR gets (docs/toolkit/json.md; stderr says where):\n"
+    "  stats.json   the statistics as --json prints them, with \"format\": \"strata-stats-1\",\n"
+    "               the trace's path and \"sites_file\"\n"
+    "  sites.json   the sites document (strata-sites-1): the top 500 sites by each of bytes,\n"
+    "               allocations, bytes live at the peak, bytes never freed, temporary\n"
+    "               allocations (freed before the next allocation) and largest live at a\n"
+    "               moment, with their symbolized stacks; the others summed as \"other\"; the\n"
+    "               bytes each listed site held live at 200 moments of the run (the peak one\n"
+    "               of them); the program's live bytes over the run\n"
+    "  report.html  one offline page drawn from them (`strata report DIR` draws it again)\n"
+    "\n"
     "Exit status: 0; 1 when FILE cannot be read or is not a valid trace (the message names the\n"
-    "byte offset); 2 for a wrong invocation.\n"
+    "byte offset) or the result folder cannot be written; 2 for a wrong invocation.\n"
     "\n"
     "example: strata generate web-proxy -o proxy.trace && strata stats proxy.trace\n";
 
@@ -50,6 +71,7 @@ constexpr std::string_view kNotes =
 struct StatsOptions {
   bool json = false, sites = false, topGiven = false;
   std::size_t top = 10;
+  std::string out;  // --out; empty: not given
 };
 
 std::vector<support::Option> optionTable(StatsOptions& o) {
@@ -63,7 +85,8 @@ std::vector<support::Option> optionTable(StatsOptions& o) {
                "top sites by bytes allocated, by bytes live at the trace's peak (the first\n"
                "moment live bytes reached their maximum) and by allocations; each site's\n"
                "frames, innermost first, as function (file:line) from the modules' symbol\n"
-               "tables and debug information (addr2line), else module+offset",
+               "tables and debug information (addr2line), else module+offset; and write\n"
+               "the result folder (--out, below)",
        .bind = o.sites},
       {.name = "--top", .value = "N", .help = "sites in each table (default 10)",
        .bind = [&o](const std::string& v) {
@@ -73,6 +96,9 @@ std::vector<support::Option> optionTable(StatsOptions& o) {
          o.topGiven = true;
        },
        .needs = "a count of sites"},
+      {.name = "--out", .value = "DIR",
+       .help = "with --sites: the result folder to write (default strata-stats)",
+       .bind = o.out, .needs = "a folder"},
   };
 }
 
@@ -180,17 +206,51 @@ void printTable(const std::string& path, const tt::TraceStats& s) {
   printHistogram("object lifetimes (time)", s.lifetimeNs, tt::HistogramUnit::Nanoseconds);
 }
 
+// Writes `text` to `file` through a temporary name beside it, renamed over it (a reader never
+// sees half a file), or throws support::Error naming it.
+void writeText(const std::filesystem::path& file, const std::string& text) {
+  const std::filesystem::path temp = file.string() + ".tmp-" + std::to_string(::getpid());
+  std::FILE* f = std::fopen(temp.c_str(), "wb");
+  if (f == nullptr) throw support::Error("cannot write " + file.string() + ": " + std::strerror(errno));
+  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  ok = std::fclose(f) == 0 && ok;
+  if (!ok || std::rename(temp.c_str(), file.c_str()) != 0) {
+    const int err = errno;
+    std::remove(temp.c_str());
+    throw support::Error("cannot write " + file.string() + ": " + std::strerror(err));
+  }
+}
+
+// The result folder of --sites: stats.json and sites.json, then report.html drawn from them.
+void writeResultFolder(const std::string& dir, const std::string& trace,
+                       const tt::TraceStats& stats, const tt::SiteStats& sites) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw support::Error("cannot create the result folder " + dir + ": " + ec.message());
+  const fs::path statsFile = fs::path(dir) / "stats.json", sitesFile = fs::path(dir) / "sites.json";
+  tt::writeSitesDocument(sitesFile, trace, stats, sites);
+  // toJson gives "{...}": the format, the trace and the file it names go first.
+  writeText(statsFile, "{\"format\": \"strata-stats-1\", \"trace\": " + support::jsonString(trace) +
+                           ", \"sites_file\": \"sites.json\", " + tt::toJson(stats).substr(1) + "\n");
+  std::fprintf(stderr, "strata stats: wrote %s and %s\n", statsFile.c_str(), sitesFile.c_str());
+  const fs::path page = report::writeReport(dir);
+  std::fprintf(stderr, "strata stats: wrote %s\n", page.c_str());
+}
+
 // Parses the arguments, computes the statistics and prints them.
 int runStats(std::span<char* const> args) {
   StatsOptions o;
   const support::Operands parsed = support::parseOptions(args, optionTable(o));
   if (parsed.dashDash) throw support::UsageError("unexpected '--' (stats takes a trace FILE)");
   if (o.topGiven && !o.sites) throw support::UsageError("--top goes with --sites");
+  if (!o.out.empty() && !o.sites) throw support::UsageError("--out goes with --sites");
   if (parsed.operands.size() > 1)
     throw support::UsageError("give one trace FILE (got '" + parsed.operands[0] + "' and '" +
                               parsed.operands[1] + "')");
   std::string path = parsed.operands.empty() ? std::string() : parsed.operands[0];
   if (path.empty()) throw support::UsageError("missing the trace FILE");
+  const std::string named = path;  // as the result folder names it
   const bool json = o.json, sites = o.sites;
   const std::size_t top = o.top;
   if (path == "-") path = "/dev/stdin";
@@ -207,11 +267,13 @@ int runStats(std::span<char* const> args) {
                   static_cast<unsigned long long>(stats.totalBytes),
                   static_cast<unsigned long long>(stats.peakLiveBytes),
                   tt::formatSiteReportJson(siteStats, top, kOrders).c_str());
-      return 0;
+    } else {
+      std::printf("trace %s: %s allocated, peak live %s\n\n", path.c_str(),
+                  bytes(stats.totalBytes).c_str(), bytes(stats.peakLiveBytes).c_str());
+      std::fputs(tt::formatSiteReport(siteStats, top, kOrders).c_str(), stdout);
     }
-    std::printf("trace %s: %s allocated, peak live %s\n\n", path.c_str(),
-                bytes(stats.totalBytes).c_str(), bytes(stats.peakLiveBytes).c_str());
-    std::fputs(tt::formatSiteReport(siteStats, top, kOrders).c_str(), stdout);
+    std::fflush(stdout);
+    writeResultFolder(o.out.empty() ? "strata-stats" : o.out, named, stats, siteStats);
     return 0;
   }
   if (json) std::printf("%s\n", tt::toJson(stats).c_str());

@@ -9,6 +9,7 @@
 
 #include "command.hpp"
 #include "error.hpp"
+#include "report_writer.hpp"
 #include "tune_options.hpp"
 
 namespace strata::cli {
@@ -42,12 +43,15 @@ constexpr std::string_view kNotes =
     "and one it does not know is an error naming it and the allocator's version. A setting\n"
     "that makes an allocator crash or fail is reported and the search goes on.\n"
     "\n"
-    "Output in DIR: report.txt, tune.json (every setting tried), candidates.csv and the plot\n"
-    "pareto.png / pareto.svg (time against peak heap, every setting; needs python3-matplotlib).\n"
+    "Output in DIR: report.txt, tune.json (every setting tried, with the command lines that\n"
+    "use it), candidates.csv, the plot pareto.png / pareto.svg (time against peak heap, every\n"
+    "setting; needs python3-matplotlib), and last report.html (everything on one page, drawn\n"
+    "from tune.json and candidates.csv).\n"
     "\n"
     "Exit status: 0 when the search ran; 1 when a trace cannot be read, no allocator could be\n"
-    "tuned or the plot failed; 2 for a wrong invocation or a search space the installed\n"
-    "allocators reject; 3 when the plot was skipped for want of Python with matplotlib.\n"
+    "tuned, the plot failed or report.html could not be written; 2 for a wrong invocation or\n"
+    "a search space the installed allocators reject; 3 when the plot was skipped for want of\n"
+    "Python with matplotlib.\n"
     "\n"
     "examples: strata tune app.trace --goal memory\n"
     "          strata tune --budget 2m -- python3 script.py\n";
@@ -91,6 +95,9 @@ int runTune(std::span<char* const> args) {
   const std::filesystem::path out = o.outDir;
   std::fprintf(info, "tables: %s; every setting: %s\n", (out / "report.txt").c_str(),
                (out / "tune.json").c_str());
+  std::fflush(info);
+  // Last, once every file it embeds is written: an error here loses none of them.
+  std::fprintf(info, "report: %s\n", report::writeReport(out).c_str());
   return status;
 }
 

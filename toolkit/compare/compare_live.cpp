@@ -2,9 +2,13 @@
 // with the allocator's library in LD_PRELOAD (nothing for glibc), stdin from /dev/null and
 // stdout captured to live/<allocator>.run<N>.stdout; the allocators take turns within each
 // of --runs rounds, and the median run by wall time is shown. Time, CPU and peak RSS come
-// from wait4's resource usage. A run that crashes, exits non-zero or prints something other
-// than the reference run (glibc's, else the first allocator's) marks its allocator failed.
+// from wait4's resource usage; the resident size over time is sampled from /proc during each
+// run, and the shown run's is written to series/live-<allocator>.csv. A run that crashes,
+// exits non-zero or prints something other than the reference run (glibc's, else the first
+// allocator's) marks its allocator failed.
 #include <algorithm>
+#include <cinttypes>
+#include <cstdio>
 #include <stdexcept>
 
 #include "compare_steps.hpp"
@@ -17,10 +21,11 @@ namespace strata::cli::compare {
 namespace {
 
 // One allocator's row from its runs: every run's figures, the median run by wall time (or the
-// first failed one), and whether each printed what the reference run did.
-void summarizeRuns(LiveRow& row, const std::vector<support::ProcessResult>& runs,
-                   const std::vector<std::string>& outputs, const std::string& referenceOut,
-                   const std::string& reference, const std::string& outDir) {
+// first failed one), and whether each printed what the reference run did. Returns the index of
+// the run shown.
+std::size_t summarizeRuns(LiveRow& row, const std::vector<support::ProcessResult>& runs,
+                          const std::vector<std::string>& outputs, const std::string& referenceOut,
+                          const std::string& reference, const std::string& outDir) {
   std::error_code ec;
   std::size_t failedRun = runs.size();
   for (std::size_t i = 0; i < runs.size(); ++i) {
@@ -56,6 +61,22 @@ void summarizeRuns(LiveRow& row, const std::vector<support::ProcessResult>& runs
   } else {
     row.status = LiveStatus::Ok;
   }
+  return pick;
+}
+
+// The resident size over a run as OUTDIR/series/live-<allocator>.csv ("seconds,rss_bytes");
+// sets the row's rssSeriesFile (relative to OUTDIR).
+void writeRssSeries(LiveRow& row, const std::vector<support::RssSample>& samples,
+                    const std::string& outDir) {
+  const std::string relative = "series/live-" + fileSafe(row.allocator) + ".csv";
+  std::string csv = "seconds,rss_bytes\n";
+  char line[64];
+  for (const support::RssSample& s : samples) {
+    std::snprintf(line, sizeof line, "%.4f,%" PRIu64 "\n", s.seconds, s.rssBytes);
+    csv += line;
+  }
+  writeFile(fs::path(outDir) / relative, csv);
+  row.rssSeriesFile = relative;
 }
 
 }  // namespace
@@ -71,6 +92,7 @@ void runLive(const Options& o, const std::vector<registry::ResolvedAllocator>& w
   live.rows.assign(n, {});
   std::vector<std::vector<support::ProcessResult>> results(n);
   std::vector<std::vector<std::string>> outputs(n);  // stdout file of each run
+  std::vector<std::vector<std::vector<support::RssSample>>> rss(n);  // each run's samples
   std::size_t reference = n;
   for (std::size_t a = 0; a < n; ++a) {
     live.rows[a].allocator = where[a].spec.label;
@@ -93,6 +115,8 @@ void runLive(const Options& o, const std::vector<registry::ResolvedAllocator>& w
       spec.stdoutPath = (dir / (fileSafe(name) + ".run" + std::to_string(round + 1) + ".stdout")).string();
       spec.ownPeakRss = true;  // the command's own peak RSS, not this process's size
       outputs[a].push_back(spec.stdoutPath);
+      rss[a].emplace_back();
+      spec.rssSamples = &rss[a].back();
       results[a].push_back(support::runChild(spec));
     }
   }
@@ -106,7 +130,9 @@ void runLive(const Options& o, const std::vector<registry::ResolvedAllocator>& w
       row.detail = where[a].detail;
       continue;
     }
-    summarizeRuns(row, results[a], outputs[a], referenceOut, live.reference, o.outDir);
+    const std::size_t shown =
+        summarizeRuns(row, results[a], outputs[a], referenceOut, live.reference, o.outDir);
+    if (!rss[a][shown].empty()) writeRssSeries(row, rss[a][shown], o.outDir);
   }
 }
 

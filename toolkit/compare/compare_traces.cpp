@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <stdexcept>
 
 #include "compare_steps.hpp"
@@ -16,6 +17,7 @@
 #include "proc.hpp"
 #include "process.hpp"
 #include "site_report.hpp"
+#include "sites_document.hpp"
 #include "trace_files.hpp"
 #include "workloads.hpp"
 
@@ -84,13 +86,27 @@ std::string processLine(const TraceReport& t, const std::string& why) {
          " (pid " + std::to_string(t.pid) + "): " + why;
 }
 
-// The trace's statistics, and with --sites the table of its top sites live at its peak.
-void readStats(const Options& o, TraceReport& t) {
-  tracetools::SiteStats sites;
-  t.stats = tracetools::computeStats(t.path, o.sites ? &sites : nullptr);
+// With --sites, each trace's figures by site, kept by path until the traces are named and
+// their sites documents written.
+using SitesByPath = std::map<std::string, tracetools::SiteStats>;
+
+// The trace's statistics, and with --sites the table of its top sites live at its peak and
+// its figures by site (into `sites`).
+void readStats(const Options& o, TraceReport& t, SitesByPath& sites) {
+  tracetools::SiteStats s;
+  t.stats = tracetools::computeStats(t.path, o.sites ? &s : nullptr);
   if (!o.sites) return;
   static constexpr tracetools::SiteOrder kPeak[] = {tracetools::SiteOrder::PeakLive};
-  t.sitesTable = tracetools::formatSiteReport(sites, 10, kPeak);
+  t.sitesTable = tracetools::formatSiteReport(s, 10, kPeak);
+  if (s.present) sites[t.path] = std::move(s);
+}
+
+// With --sites, a trace that carries sites gets <name>-sites.json (strata-sites-1).
+void writeSites(const fs::path& out, TraceReport& t, const SitesByPath& sites) {
+  const auto it = sites.find(t.path);
+  if (it == sites.end()) return;
+  t.sitesFile = t.name + "-sites.json";
+  tracetools::writeSitesDocument(out / t.sitesFile, t.path, t.stats, it->second);
 }
 
 // The processes of a recorded command or trace group: each trace's program read, the ones to
@@ -99,7 +115,8 @@ void readStats(const Options& o, TraceReport& t) {
 // trace of a recorded command: the command's own program).
 std::vector<TraceReport> pickProcesses(const Options& o, const std::string& mainTrace,
                                        const std::string& description,
-                                       const std::string& firstProgram, CommandReport& command) {
+                                       const std::string& firstProgram, CommandReport& command,
+                                       SitesByPath& sites) {
   std::vector<TraceReport> all;
   std::vector<std::string> files = {mainTrace};
   for (const std::string& c : childTraces(mainTrace)) files.push_back(c);
@@ -108,7 +125,7 @@ std::vector<TraceReport> pickProcesses(const Options& o, const std::string& main
     t.path = f;
     readProgram(t);
     if (t.program.empty() && f == mainTrace) t.program = firstProgram;
-    readStats(o, t);
+    readStats(o, t, sites);
     all.push_back(std::move(t));
   }
   std::stable_sort(all.begin(), all.end(), [](const TraceReport& a, const TraceReport& b) {
@@ -162,6 +179,20 @@ std::vector<TraceReport> pickProcesses(const Options& o, const std::string& main
   return picked;
 }
 
+// Each trace's <name>-stats.json, and with --sites its <name>-sites.json. A trace without
+// objects cannot be compared; said before any replay starts.
+void writeTraceFiles(const fs::path& out, std::vector<TraceReport>& traces,
+                     const SitesByPath& sites) {
+  for (TraceReport& t : traces) {
+    if (t.stats.totalObjects == 0)
+      throw support::Error(t.path + ": no object is allocated in this trace (the program "
+                               "made no malloc or new calls the recorder saw): nothing to compare");
+    t.statsFile = t.name + "-stats.json";
+    writeFile(out / t.statsFile, tracetools::toJson(t.stats));
+    writeSites(out, t, sites);
+  }
+}
+
 }  // namespace
 
 std::string fileSafe(std::string_view s) {
@@ -192,6 +223,7 @@ std::string unreadable(const std::string& path) {
 void gatherTraces(const Options& o, CompareSettings& settings, std::vector<TraceReport>& traces,
                   std::string& intro, CommandReport& command) {
   const fs::path out = o.outDir;
+  SitesByPath sites;
   if (!o.command.empty()) {
     settings.source = "command";
     command.commandLine = support::shellLine(o.command);
@@ -202,12 +234,12 @@ void gatherTraces(const Options& o, CompareSettings& settings, std::vector<Trace
     const std::string trace = recordCommand(o);
     std::string why;
     traces = pickProcesses(o, trace, "recorded from: " + command.commandLine,
-                           support::resolveCommand(o.command[0], why), command);
+                           support::resolveCommand(o.command[0], why), command, sites);
     intro = "the trace of " + command.commandLine;
     if (traces.size() > 1) intro += " (" + std::to_string(traces.size()) + " processes)";
   } else if (o.traces.size() == 1 && !childTraces(o.traces[0]).empty()) {
     settings.source = "traces";
-    traces = pickProcesses(o, o.traces[0], "", "", command);
+    traces = pickProcesses(o, o.traces[0], "", "", command, sites);
     intro = o.traces[0] + " and the traces of its child processes (" +
             std::to_string(traces.size()) + " compared)";
   } else if (!o.traces.empty()) {
@@ -221,7 +253,7 @@ void gatherTraces(const Options& o, CompareSettings& settings, std::vector<Trace
       TraceReport r;
       r.name = name;
       r.path = t;
-      readStats(o, r);
+      readStats(o, r, sites);
       traces.push_back(std::move(r));
     }
     intro = std::to_string(traces.size()) + (traces.size() == 1 ? " trace" : " traces");
@@ -243,20 +275,13 @@ void gatherTraces(const Options& o, CompareSettings& settings, std::vector<Trace
       r.name = std::string(w.name);
       r.path = path;
       r.description = std::string(w.description);
-      readStats(o, r);
+      readStats(o, r, sites);
       traces.push_back(std::move(r));
     }
     intro = std::to_string(traces.size()) + " bundled workloads (size " + sizeText + ", seed " +
             std::to_string(o.seed) + ")";
   }
-  // A trace without objects cannot be compared; said before any replay starts.
-  for (TraceReport& t : traces) {
-    if (t.stats.totalObjects == 0)
-      throw support::Error(t.path + ": no object is allocated in this trace (the program "
-                               "made no malloc or new calls the recorder saw): nothing to compare");
-    t.statsFile = t.name + "-stats.json";
-    writeFile(out / t.statsFile, tracetools::toJson(t.stats));
-  }
+  writeTraceFiles(out, traces, sites);
 }
 
 }  // namespace strata::cli::compare

@@ -8,12 +8,11 @@
 #include <optional>
 #include <string>
 
+#include "drag_json.hpp"
 #include "error.hpp"
 #include "process.hpp"
 #include "helpers.hpp"
 #include "python.hpp"
-#include "site_report.hpp"
-#include "symbolize.hpp"
 
 namespace strata::cli {
 namespace {
@@ -42,36 +41,23 @@ std::string format(const char* fmt, double v) {
 }
 
 // The table of sites by drag: each site's share of the drag area, bytes, objects and frames.
-std::string sitesTable(const DragResult& r, std::size_t top) {
+std::string sitesTable(const DragResult& r, const SymbolizedSites& top) {
   if (!r.sites.present)
     return "\nallocation sites: not recorded (strata drag --sites records them)\n";
-  const std::vector<tracetools::SiteDrag> best = tracetools::topDragSites(r, top);
-  if (best.empty()) return "\nallocation sites: no site's objects outlive their last use\n";
-  const double excess = r.actualArea - r.idealArea;
-  // The frames shown of a site: its innermost ones, as `strata stats --sites` shows them.
-  const auto depthOf = [&](std::uint64_t site) {
-    return site < r.sites.frames.size() ? tracetools::shownFrames(r.sites, site) : 0;
-  };
-  std::vector<std::uint64_t> addresses;
-  for (const tracetools::SiteDrag& s : best)
-    for (std::size_t k = 0; k < depthOf(s.site); ++k)
-      addresses.push_back(r.sites.frames[s.site][k]);
-  tracetools::Symbolizer symbolizer(r.sites.modules);
-  const std::vector<tracetools::SourceFrame> frames = symbolizer.resolve(addresses);
-  std::string out = "\ntop " + std::to_string(best.size()) +
+  if (top.sites.empty()) return "\nallocation sites: no site's objects outlive their last use\n";
+  std::string out = "\ntop " + std::to_string(top.sites.size()) +
                     " sites by drag (memory held after last use, as a share of all of it):\n";
-  std::size_t next = 0;
-  for (const tracetools::SiteDrag& s : best) {
-    out += "  site " + std::to_string(s.site) + ": " +
-           format("%.1f%%", excess > 0 ? 100.0 * s.drag / excess : 0.0) + " of the drag, " +
-           bytesText(s.bytes) + " in " + std::to_string(s.objects) + " objects\n";
-    const std::size_t depth = depthOf(s.site);
-    if (depth == 0) out += "      (unknown site)\n";
-    for (std::size_t k = 0; k < depth; ++k)
+  for (std::size_t i = 0; i < top.sites.size(); ++i) {
+    const tracetools::SiteDrag& s = top.sites[i];
+    out += "  site " + std::to_string(s.site) + ": " + format("%.1f%%", sharePercent(r, s)) +
+           " of the drag, " + bytesText(s.bytes) + " in " + std::to_string(s.objects) +
+           " objects\n";
+    if (top.stacks[i].empty()) out += "      (unknown site)\n";
+    for (std::size_t k = 0; k < top.stacks[i].size(); ++k)
       out += std::string(k == 0 ? "      at " : "      <- ") +
-             tracetools::describe(frames[next++]) + "\n";
+             tracetools::describe(top.stacks[i][k]) + "\n";
   }
-  for (const std::string& w : symbolizer.warnings()) out += "  note: " + w + "\n";
+  for (const std::string& w : top.warnings) out += "  note: " + w + "\n";
   return out;
 }
 
@@ -102,25 +88,13 @@ std::string processTable(const std::vector<DragProcess>& processes, const DragPr
 }
 
 std::string reportText(const DragRunFacts& f, const std::vector<DragProcess>& processes,
-                       const DragProcess& shown, const tracetools::IdealTraceCounts& ideal) {
-  const tracetools::LastUseData& lastUse = shown.lastUse;
+                       const DragProcess& shown, const tracetools::IdealTraceCounts& ideal,
+                       const SymbolizedSites& top) {
   const DragResult& r = shown.result;
   std::string out = "strata drag: " + f.command + "\n";
   out += "  ran " + format("%.2f s", f.seconds) + " under Valgrind's drag tool: " + f.status +
          "\n";
-  for (const std::string& n : f.notes) out += "  note: " + n + "\n";
-  if (!f.succeeded)
-    out += "  note: the program did not finish normally: the figures cover the run up to "
-           "where it ended\n";
-  if (!r.traceComplete)
-    out += "  note: the trace has no trailer (the program crashed or was killed): every event "
-           "up to its last write is used\n";
-  if (!lastUse.complete)
-    out += "  note: the last-use file is incomplete (" + lastUse.incomplete +
-           "): objects it does not cover count as used until they end\n";
-  if (r.uncoveredObjects != 0)
-    out += "  note: " + std::to_string(r.uncoveredObjects) + " objects (" +
-           bytesText(r.uncoveredBytes) + ") have no last use: counted as used until they end\n";
+  for (const std::string& n : reportNotes(f, shown)) out += "  note: " + n + "\n";
   out += "\n" + processTable(processes, shown);
   out += "  process            " + std::to_string(shown.pid) + " (" + shown.program + "), trace " +
          shown.trace.filename().string() + "\n";
@@ -136,8 +110,8 @@ std::string reportText(const DragRunFacts& f, const std::vector<DragProcess>& pr
          "after its last use\n";
   out += "  increase           " +
          (r.peakIdeal == 0 ? std::string("n/a") : format("%.1f%%", r.increasePercent)) + "\n";
-  out += sitesTable(r, f.top);
-  out += "\nfiles in " + f.dir.string() + "/: report.txt, curves.csv, drag.png, drag.svg, "
+  out += sitesTable(r, top);
+  out += "\nfiles in " + f.dir.string() + "/: report.txt, drag.json, curves.csv, drag.png, drag.svg, "
          "program.trace*, last-use.*.bin, valgrind.*.log, ideal.trace (" +
          std::to_string(ideal.earlyReleases) + " objects freed right after their last use: "
          "strata compare " + shown.trace.string() + " " + (f.dir / "ideal.trace").string() +
@@ -171,15 +145,37 @@ void drawPlot(const fs::path& dir) {
 
 }  // namespace
 
+std::vector<std::string> reportNotes(const DragRunFacts& f, const DragProcess& shown) {
+  const DragResult& r = shown.result;
+  std::vector<std::string> notes = f.notes;
+  if (!f.succeeded)
+    notes.push_back("the program did not finish normally: the figures cover the run up to "
+                    "where it ended");
+  if (!r.traceComplete)
+    notes.push_back("the trace has no trailer (the program crashed or was killed): every event "
+                    "up to its last write is used");
+  if (!shown.lastUse.complete)
+    notes.push_back("the last-use file is incomplete (" + shown.lastUse.incomplete +
+                    "): objects it does not cover count as used until they end");
+  if (r.uncoveredObjects != 0)
+    notes.push_back(std::to_string(r.uncoveredObjects) + " objects (" +
+                    bytesText(r.uncoveredBytes) + ") have no last use: counted as used until "
+                    "they end");
+  return notes;
+}
+
 void writeDragReport(const DragRunFacts& facts, const std::vector<DragProcess>& processes,
                     const DragProcess& shown, const tracetools::IdealTraceCounts& ideal) {
   const DragResult& r = shown.result;
-  const std::string text = reportText(facts, processes, shown, ideal);
+  const SymbolizedSites top = symbolizeTopSites(r, facts.top);
+  const std::string text = reportText(facts, processes, shown, ideal, top);
   std::fputs(text.c_str(), stdout);
   std::fflush(stdout);
   std::ofstream report(facts.dir / "report.txt");
   report << text;
-  if (!report.flush() || !writeCurves(facts.dir / "curves.csv", r))
+  std::ofstream json(facts.dir / "drag.json");
+  json << dragJson(facts, processes, shown, top);
+  if (!report.flush() || !json.flush() || !writeCurves(facts.dir / "curves.csv", r))
     throw support::Error("cannot write to " + facts.dir.string());
   drawPlot(facts.dir);
 }

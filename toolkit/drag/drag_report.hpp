@@ -1,6 +1,6 @@
 // `strata drag`'s output (drag.cpp runs the program and the analysis): the report, printed and
-// kept in DIR/report.txt; the curves in DIR/curves.csv; their plot DIR/drag.png and .svg
-// (drag_plot.py).
+// kept in DIR/report.txt; the same figures as DIR/drag.json (drag_json.hpp); the curves in
+// DIR/curves.csv; their plot DIR/drag.png and .svg (drag_plot.py).
 #pragma once
 #include <cstddef>
 #include <filesystem>
@@ -35,8 +35,8 @@ struct DragProcess {
 };
 
 // Writes the report (stdout and DIR/report.txt): a line per analysed process when there are
-// several, then `shown`'s figures in full (it is one of `processes`); DIR/curves.csv and the
-// plot of `shown`. Throws support::Error "cannot write to DIR" when a file cannot be written
+// several, then `shown`'s figures in full (it is one of `processes`); DIR/drag.json,
+// DIR/curves.csv and the plot of `shown`. Throws support::Error "cannot write to DIR" when a file cannot be written
 // (a missing plotter is a note on stderr, not a failure).
 void writeDragReport(const DragRunFacts& facts, const std::vector<DragProcess>& processes,
                     const DragProcess& shown, const tracetools::IdealTraceCounts& ideal);

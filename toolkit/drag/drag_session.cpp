@@ -33,7 +33,8 @@ void prepareDir(const fs::path& dir) {
   for (const fs::directory_entry& entry : fs::directory_iterator(dir, ec)) {
     const std::string name = entry.path().filename().string();
     for (const char* stale : {"program.trace", "last-use.", "valgrind.", "ideal.trace",
-                              "curves.csv", "drag.png", "drag.svg", "report.txt"})
+                              "curves.csv", "drag.png", "drag.svg", "report.txt", "drag.json",
+                              "report.html"})
       if (name.starts_with(stale)) fs::remove(entry.path(), ec);
   }
 }

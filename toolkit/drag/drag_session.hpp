@@ -18,7 +18,7 @@ namespace strata::drag {
 struct DragRequest {
   std::filesystem::path dir;  // where everything goes
   bool sites = false;         // record allocation sites too
-  std::size_t top = 10;       // sites shown
+  std::size_t top = 10;       // sites shown (and in drag.json)
   std::vector<std::string> command;
 };
 

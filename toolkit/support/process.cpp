@@ -375,14 +375,21 @@ ProcessResult runChild(const ChildSpec& spec) {
   relay.started(pid);
   ::close(std::exchange(pipes.err[1], -1));
   if (pipes.report[1] >= 0) ::close(std::exchange(pipes.report[1], -1));
-  if (pipeOut) {
-    ::close(std::exchange(pipes.out[1], -1));
-    r.out = readAll(std::exchange(pipes.out[0], -1));
-  }
-  const int execErr = execError(std::exchange(pipes.err[0], -1));
+  if (pipeOut) ::close(std::exchange(pipes.out[1], -1));
+  const int outFd = pipeOut ? std::exchange(pipes.out[0], -1) : -1;
+  int execErr = 0;
   int status = 0;
   struct rusage usage {};
-  while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
+  if (spec.rssSamples != nullptr) {
+    execErr = execError(std::exchange(pipes.err[0], -1));
+    RssSampler sampler(pid, !plan.launcher, start);  // strata-exec's own size left out
+    waitSampling(pid, outFd, r.out, sampler, status, usage);
+    *spec.rssSamples = sampler.take();
+  } else {
+    if (outFd >= 0) r.out = readAll(outFd);
+    execErr = execError(std::exchange(pipes.err[0], -1));
+    while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
+    }
   }
   r.wallSeconds = now() - start;
   const std::string report =

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "rss_sampler.hpp"
+
 namespace strata::support {
 
 // What to run and how.
@@ -41,6 +43,11 @@ struct ChildSpec {
   // keeps across exec; with ownPeakRss it would be strata-exec's): for a protocol that names
   // the process started, such as the recorder's owner pid. Empty: none.
   std::string pidVariable;
+  // When set, receives the resident size of the command's processes over its run, sampled
+  // from /proc by this process while it waits (rss_sampler.hpp: every 10 ms at first, at
+  // most RssSampler::kMaxSamples): the child and all its descendants, strata-exec itself left
+  // out with ownPeakRss. The resource usage and the signal relay are as without it.
+  std::vector<RssSample>* rssSamples = nullptr;
 };
 
 // What the run gave.

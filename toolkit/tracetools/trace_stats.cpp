@@ -104,6 +104,7 @@ class Accumulator {
       case Op::ThreadStart: case Op::ThreadEnd:
         break;  // no object is created or freed
     }
+    if (tally_ != nullptr) tally_->tick(s_.events, e.timeNs, liveBytes_);
   }
 
   // Fills in the figures derived at the end.
@@ -150,7 +151,7 @@ class Accumulator {
     if (tally_ != nullptr) tally_->born(e.object, e.site, e.size, s_.events);
     if (liveBytes_ > s_.peakLiveBytes) {
       s_.peakLiveBytes = liveBytes_;
-      if (tally_ != nullptr) tally_->peak(s_.events);
+      if (tally_ != nullptr) tally_->peak(s_.events, e.timeNs);
     }
     if (liveObjects_ > s_.maxLiveObjects) s_.maxLiveObjects = liveObjects_;
   }

@@ -63,7 +63,8 @@ std::string_view opName(trace::Op op);
 std::string bucketLabel(std::size_t bucket, HistogramUnit unit);
 
 // Reads the trace at `path` and computes its statistics, and when `sites` is given, the
-// figures by allocation site (empty, with present == false, for a trace without sites).
+// figures by allocation site, their timeline and the live-bytes curve (site_stats.hpp; for a
+// trace without sites, present == false and everything at site 0).
 // Throws support::Error naming the file (and the byte offset, for a corrupt trace) when
 // it cannot be read.
 TraceStats computeStats(const std::string& path, SiteStats* sites = nullptr);

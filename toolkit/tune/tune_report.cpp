@@ -1,16 +1,13 @@
-// The tables, CSV and JSON of `strata tune` (tune_report.hpp).
+// The tables and CSV of `strata tune` (tune_report.hpp; the JSON is tune_json.cpp's).
 #include "tune_report.hpp"
 
 #include <algorithm>
 #include <cstdio>
 
-#include "json.hpp"
 #include "process.hpp"
 
 namespace strata::cli::tune {
 namespace {
-
-using support::jsonString;
 
 std::string fmt(const char* f, double v) {
   char buf[64];
@@ -204,64 +201,6 @@ std::string candidatesCsv(const TuneReport& r) {
     csv += buf;
   }
   return csv;
-}
-
-std::string tuneJson(const TuneReport& r) {
-  const auto measureJson = [](const Measure& m) {
-    std::string j = "{\"ok\": " + std::string(m.ok ? "true" : "false");
-    if (!m.ok) return j + ", \"failure\": " + jsonString(m.failure) + "}";
-    j += fmt(", \"time_seconds\": %.6f", m.time) + fmt(", \"peak_heap_bytes\": %.0f", m.heap) +
-         fmt(", \"time_spread\": %.4f", m.timeSpread) + fmt(", \"heap_spread\": %.4f", m.heapSpread);
-    return j + "}";
-  };
-  std::string j = "{\"goal\": " + jsonString(goalName(r.settings.goal)) +
-                  ", \"seed\": " + std::to_string(r.settings.seed) +
-                  ", \"budget\": " + jsonString(r.budgetText) +
-                  ", \"repeat\": " + std::to_string(r.settings.repeat) +
-                  ", \"spaces\": " + jsonString(r.spacesPath) + ", \"traces\": [";
-  for (std::size_t i = 0; i < r.settings.traces.size(); ++i)
-    j += (i ? ", " : "") + jsonString(r.settings.traces[i]);
-  j += "], \"glibc_default\": " + measureJson(r.glibc) + ", \"skipped\": [";
-  for (std::size_t i = 0; i < r.skipped.size(); ++i) j += (i ? ", " : "") + jsonString(r.skipped[i]);
-  j += "], \"allocators\": [";
-  for (std::size_t a = 0; a < r.runs.size(); ++a) {
-    const AllocatorRun& run = r.runs[a];
-    j += std::string(a ? ", " : "") + "{\"name\": " + jsonString(run.name) +
-         ", \"version\": " + jsonString(run.version) + ", \"library\": " + jsonString(run.library) +
-         ", \"composition\": " + (run.composition ? "true" : "false") +
-         ", \"replays\": " + std::to_string(run.replays) + ", \"candidates\": [";
-    for (std::size_t i = 0; i < run.candidates.size(); ++i) {
-      const Candidate& c = run.candidates[i];
-      j += std::string(i ? ", " : "") + "{\"setting\": " + jsonString(c.description) +
-           ", \"spec\": " + jsonString(c.spec) + ", \"default\": " + (c.isDefault ? "true" : "false") +
-           ", \"measure\": " + measureJson(c.measure) + "}";
-    }
-    const Verdict& v = run.verdict;
-    j += "], \"best\": ";
-    if (v.candidate < 0) {
-      j += "null";
-    } else {
-      const Candidate& c = run.candidates[static_cast<std::size_t>(v.candidate)];
-      j += "{\"setting\": " + jsonString(c.description) + ", \"spec\": " + jsonString(c.spec) +
-           fmt(", \"time_ratio\": %.4f", v.timeRatio) + fmt(", \"heap_ratio\": %.4f", v.heapRatio) +
-           fmt(", \"time_noise\": %.4f", v.timeNoise) + fmt(", \"heap_noise\": %.4f", v.heapNoise) +
-           fmt(", \"goal_noise\": %.4f", v.goalNoise) +
-           ", \"significant\": " + (v.significant ? "true" : "false") +
-           ", \"environment_line\": " + jsonString(environmentLine(run, c, r.appLine)) +
-           ", \"strata_run_line\": " + jsonString(strataRunLine(c, r.appLine)) + "}";
-    }
-    j += "}";
-  }
-  j += "], \"live\": [";
-  for (std::size_t i = 0; i < r.live.size(); ++i) {
-    const LiveCheck& l = r.live[i];
-    j += std::string(i ? ", " : "") + "{\"allocator\": " + jsonString(l.allocator) +
-         ", \"ok\": " + (l.ok ? "true" : "false") + ", \"detail\": " + jsonString(l.detail) +
-         fmt(", \"default_seconds\": %.6f", l.defaultSeconds) + fmt(", \"best_seconds\": %.6f", l.bestSeconds) +
-         ", \"default_rss_bytes\": " + std::to_string(l.defaultRss) +
-         ", \"best_rss_bytes\": " + std::to_string(l.bestRss) + "}";
-  }
-  return j + "]}\n";
 }
 
 }  // namespace strata::cli::tune

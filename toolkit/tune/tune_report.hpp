@@ -1,7 +1,8 @@
 // What `strata tune` prints and writes: per allocator the default and the best setting for the
 // goal with time and peak heap as ratios to that default and to glibc's default, the gain
 // against its noise, the command lines to use it; the Pareto front of time against peak heap
-// over every setting tried (candidates.csv, drawn by tune_plot.py); the live check; tune.json.
+// over every setting tried (candidates.csv, drawn by tune_plot.py); the live check; tune.json
+// (tune_json.cpp).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -43,7 +44,9 @@ std::string formatLive(const TuneReport& r);
 // Every setting tried, one CSV line each, with its ratios to glibc's default and whether it
 // is on the Pareto front (tune_plot.py draws it).
 std::string candidatesCsv(const TuneReport& r);
-// Everything as one JSON document.
+// Everything as one JSON document, tune.json (tune_json.cpp): "format": "strata-tune-1",
+// the settings, "app" (the command the lines run), "candidates_file" ("candidates.csv"), and
+// per allocator every candidate with its measure, "environment_line" and "strata_run_line".
 std::string tuneJson(const TuneReport& r);
 
 // The ways to run the app on a candidate: "GLIBC_TUNABLES=... ./app" (environment form) and

@@ -32,3 +32,12 @@ target_compile_definitions(drag_analysis_test PRIVATE STRATA_DRAG_REPLAY_PLAN=1)
 target_link_libraries(drag_analysis_test PRIVATE strata_drag strata_replay GTest::gtest
   GTest::gtest_main)
 gtest_discover_tests(drag_analysis_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
+
+# drag.json (drag_json_test.cpp): written by the report from hand-made analyses, parsed with
+# the compare tests' JSON reader and matched against report.txt.
+add_executable(drag_json_test ${CMAKE_CURRENT_LIST_DIR}/drag_json_test.cpp)
+strata_warnings(drag_json_test)
+target_include_directories(drag_json_test PRIVATE ${CMAKE_CURRENT_LIST_DIR}
+  ${CMAKE_CURRENT_LIST_DIR}/../tracetools)
+target_link_libraries(drag_json_test PRIVATE strata_drag GTest::gtest GTest::gtest_main)
+gtest_discover_tests(drag_json_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 120)

@@ -72,3 +72,33 @@ if(TARGET strata_cli)
   add_dependencies(tracetools_cli_test strata_cli)
   gtest_discover_tests(tracetools_cli_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
 endif()
+
+# site_timeline_test: the figures by site behind the sites document (never freed, temporary,
+# the timeline at its moments, the live-bytes curve) and the document itself (the sites it
+# lists, "other", the totals, the frames), on traces built by hand (timeline_traces.hpp).
+add_executable(site_timeline_test ${CMAKE_CURRENT_LIST_DIR}/site_timeline_test.cpp
+                                  ${CMAKE_CURRENT_LIST_DIR}/sites_document_test.cpp)
+strata_warnings(site_timeline_test)
+target_include_directories(site_timeline_test PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+target_link_libraries(site_timeline_test PRIVATE strata_tracetools GTest::gtest GTest::gtest_main)
+gtest_discover_tests(site_timeline_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
+
+# sites_folder_test: `strata record --sites` of heaptrack_program, then `strata stats --sites
+# --out DIR` (stats.json, sites.json, report.html) and `strata compare --sites`
+# (<name>-sites.json) read back. Not in a STRATA_SANITIZE build, as the recorder's own tests.
+if(TARGET strata_cli AND NOT STRATA_SANITIZE)
+  add_executable(sites_folder_test ${CMAKE_CURRENT_LIST_DIR}/sites_folder_test.cpp)
+  strata_warnings(sites_folder_test)
+  target_compile_definitions(sites_folder_test PRIVATE STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>"
+    STRATA_HEAPTRACK_PROGRAM="$<TARGET_FILE:heaptrack_program>")
+  target_include_directories(sites_folder_test PRIVATE ${CMAKE_CURRENT_LIST_DIR})
+  target_link_libraries(sites_folder_test PRIVATE strata::strata strata_trace strata_support
+    GTest::gtest GTest::gtest_main)
+  add_dependencies(sites_folder_test strata_cli strata_record heaptrack_program)
+  foreach(dep strata_replayer strata_probe)  # compare replays on glibc
+    if(TARGET ${dep})
+      add_dependencies(sites_folder_test ${dep})
+    endif()
+  endforeach()
+  gtest_discover_tests(sites_folder_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
+endif()

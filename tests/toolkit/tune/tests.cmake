@@ -5,4 +5,11 @@ if(TARGET strata_tune)
   strata_warnings(tune_spaces_test)
   target_link_libraries(tune_spaces_test PRIVATE strata_tune GTest::gtest GTest::gtest_main)
   gtest_discover_tests(tune_spaces_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
+
+  # tune.json (tune_json_test.cpp) from a hand-made report, read with the compare tests' JSON
+  # reader.
+  add_executable(tune_json_test ${CMAKE_CURRENT_LIST_DIR}/tune_json_test.cpp)
+  strata_warnings(tune_json_test)
+  target_link_libraries(tune_json_test PRIVATE strata_tune GTest::gtest GTest::gtest_main)
+  gtest_discover_tests(tune_json_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 120)
 endif()

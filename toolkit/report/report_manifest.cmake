@@ -1,0 +1,26 @@
+# The page's assets as toolkit/report/web/manifest.txt lists them: one "css PATH" or "js PATH"
+# a line (PATH relative to web/), blank lines and lines starting with # ignored. Read by
+# CMakeLists.txt (what the generated file depends on) and by embed_assets.cmake (what it holds).
+# Sets KINDS_VAR and PATHS_VAR to the lists, in the manifest's order.
+function(strata_report_manifest web_dir kinds_var paths_var)
+  set(manifest "${web_dir}/manifest.txt")
+  file(STRINGS "${manifest}" lines)
+  set(kinds "")
+  set(paths "")
+  foreach(line IN LISTS lines)
+    string(STRIP "${line}" line)
+    if(line STREQUAL "" OR line MATCHES "^#")
+      continue()
+    endif()
+    if(NOT line MATCHES "^(css|js)[ \t]+([^ \t]+)$")
+      message(FATAL_ERROR "${manifest}: the line '${line}' is not 'css PATH' or 'js PATH'")
+    endif()
+    if(NOT EXISTS "${web_dir}/${CMAKE_MATCH_2}")
+      message(FATAL_ERROR "${manifest}: ${CMAKE_MATCH_2} is listed but not in ${web_dir}")
+    endif()
+    list(APPEND kinds "${CMAKE_MATCH_1}")
+    list(APPEND paths "${CMAKE_MATCH_2}")
+  endforeach()
+  set(${kinds_var} "${kinds}" PARENT_SCOPE)
+  set(${paths_var} "${paths}" PARENT_SCOPE)
+endfunction()
