@@ -112,7 +112,8 @@
     return drawn;
   }
 
-  function tipFor(d, metric, root, zoom) {
+  // What a node is: its frame and figures (with its whole stack in the tooltip, withStack).
+  function tipFor(d, metric, root, zoom, withStack) {
     var m = S.SITE_METRICS.filter(function (x) { return x.key === metric; })[0];
     var all = root.total[metric] || 0;
     if (d.aggregate)
@@ -122,10 +123,25 @@
     var out = [S.el("div", { class: "fn" }, n.name)];
     if (S.frameFull(f)) out.push(S.el("div", {}, S.frameFull(f) + (f.module && f.file ? "  [" + f.module + "]" : "")));
     out.push(S.el("div", {}, m.label + ": " + m.fmt(v) + " \u2014 " + S.fmtShare(v, all) + " of all" +
-      (zoom !== root && zoom !== n ? ", " + S.fmtShare(v, zoom.total[metric]) + " of " + zoom.name : "")));
+      (zoom !== root && zoom !== n && !d.ancestor ? ", " + S.fmtShare(v, zoom.total[metric]) + " of " + zoom.name : "")));
     if ((n.self[metric] || 0) > 0 && n.list.length)
       out.push(S.el("div", {}, "allocated here directly: " + m.fmt(n.self[metric])));
+    if (withStack && n.parent && n.parent.parent) out.push(stackTip(n));
     return out;
+  }
+
+  var MAX_TIP_FRAMES = 24;
+  // A node's full stack, itself first then its callers up to the outermost, with file:line.
+  function stackTip(node) {
+    var frames = [];
+    for (var n = node; n && n.parent; n = n.parent) frames.push(n);
+    var list = S.el("div", { class: "stack" }, S.el("div", { class: "muted" }, "stack, innermost first:"));
+    frames.slice(0, MAX_TIP_FRAMES).forEach(function (k, i) {
+      var where = S.frameFull(k.frame || {});
+      list.appendChild(S.el("div", {}, (i ? "\u2190 " : "") + k.name, where ? S.el("span", { class: "where" }, "  " + where) : ""));
+    });
+    if (frames.length > MAX_TIP_FRAMES) list.appendChild(S.el("div", {}, "\u2190 \u2026 " + (frames.length - MAX_TIP_FRAMES) + " more"));
+    return list;
   }
 
   // The figure flame:NAME with its metric selector, info line and svg.flame.
@@ -179,10 +195,9 @@
     svg.addEventListener("mousemove", function (e) {
       var i = e.target.getAttribute && e.target.getAttribute("data-i");
       if (i === null || i === undefined) { S.hideTip(); return; }
-      var content = tipFor(state.drawn[+i], state.metric, root, state.zoom);
-      S.showTip(content, e.clientX, e.clientY);
+      S.showTip(tipFor(state.drawn[+i], state.metric, root, state.zoom, true), e.clientX, e.clientY);
       S.clear(info);
-      S.append(info, tipFor(state.drawn[+i], state.metric, root, state.zoom));
+      S.append(info, tipFor(state.drawn[+i], state.metric, root, state.zoom, false));
     });
     svg.addEventListener("mouseleave", S.hideTip);
     svg.addEventListener("click", function (e) {
@@ -190,11 +205,19 @@
       if (i === null || i === undefined) return;
       var d = state.drawn[+i];
       if (d.aggregate) return;
-      state.zoom = d.node === state.zoom && d.node.parent ? d.node.parent : d.node;
-      S.guard(box.plot, "icicle of " + name, draw);
+      zoomTo(d.node === state.zoom && d.node.parent ? d.node.parent : d.node);
     });
-    select.addEventListener("change", function () { state.metric = select.value; state.zoom = root; S.guard(box.plot, "icicle of " + name, draw); });
-    reset.addEventListener("click", function () { state.zoom = root; S.guard(box.plot, "icicle of " + name, draw); });
+    // Draws with `node` spanning the width; the info line then describes that node, its shares
+    // against the new zoom (not the one the pointer last saw).
+    function zoomTo(node) {
+      state.zoom = node;
+      S.guard(box.plot, "icicle of " + name, draw);
+      if (!(root.total[state.metric] > 0)) return;
+      S.clear(info);
+      S.append(info, tipFor({ node: node }, state.metric, root, node, false));
+    }
+    select.addEventListener("change", function () { state.metric = select.value; zoomTo(root); });
+    reset.addEventListener("click", function () { zoomTo(root); });
     box.tools.appendChild(S.csvButton("flame-" + name, function () { return treeCsv(root); }));
     window.addEventListener("resize", function () { if (svg.isConnected) S.guard(box.plot, "icicle of " + name, draw); });
     draw();
