@@ -16,6 +16,7 @@
 #include <system_error>
 #include <vector>
 
+#include "files.hpp"
 #include "command.hpp"
 #include "error.hpp"
 #include "compare_format.hpp"
@@ -206,21 +207,6 @@ void printTable(const std::string& path, const tt::TraceStats& s) {
   printHistogram("object lifetimes (time)", s.lifetimeNs, tt::HistogramUnit::Nanoseconds);
 }
 
-// Writes `text` to `file` through a temporary name beside it, renamed over it (a reader never
-// sees half a file), or throws support::Error naming it.
-void writeText(const std::filesystem::path& file, const std::string& text) {
-  const std::filesystem::path temp = file.string() + ".tmp-" + std::to_string(::getpid());
-  std::FILE* f = std::fopen(temp.c_str(), "wb");
-  if (f == nullptr) throw support::Error("cannot write " + file.string() + ": " + std::strerror(errno));
-  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  ok = std::fclose(f) == 0 && ok;
-  if (!ok || std::rename(temp.c_str(), file.c_str()) != 0) {
-    const int err = errno;
-    std::remove(temp.c_str());
-    throw support::Error("cannot write " + file.string() + ": " + std::strerror(err));
-  }
-}
-
 // The result folder of --sites: stats.json and sites.json, then report.html drawn from them.
 void writeResultFolder(const std::string& dir, const std::string& trace,
                        const tt::TraceStats& stats, const tt::SiteStats& sites) {
@@ -231,7 +217,7 @@ void writeResultFolder(const std::string& dir, const std::string& trace,
   const fs::path statsFile = fs::path(dir) / "stats.json", sitesFile = fs::path(dir) / "sites.json";
   tt::writeSitesDocument(sitesFile, trace, stats, sites);
   // toJson gives "{...}": the format, the trace and the file it names go first.
-  writeText(statsFile, "{\"format\": \"strata-stats-1\", \"trace\": " + support::jsonString(trace) +
+  support::writeFileAtomically(statsFile.string(), "{\"format\": \"strata-stats-1\", \"trace\": " + support::jsonString(trace) +
                            ", \"sites_file\": \"sites.json\", " + tt::toJson(stats).substr(1) + "\n");
   std::fprintf(stderr, "strata stats: wrote %s and %s\n", statsFile.c_str(), sitesFile.c_str());
   const fs::path page = report::writeReport(dir);

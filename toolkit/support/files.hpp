@@ -9,6 +9,11 @@ namespace strata::support {
 // The whole content of the file at `path`; empty when it cannot be read.
 std::string readFile(const std::string& path);
 
+// Writes `text` to `path` whole: into a temporary file beside it, renamed over it, so a reader
+// never sees half a file and an interrupted write leaves the old one. Throws support::Error
+// "PATH: cannot write: REASON".
+void writeFileAtomically(const std::string& path, std::string_view text);
+
 // The last component of a path, trailing slashes ignored ("a/b/prog" -> "prog", "a/b/" -> "b"):
 // what a command's output files are named after.
 std::string baseName(std::string_view path);

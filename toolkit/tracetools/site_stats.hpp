@@ -42,7 +42,8 @@ struct SiteTimeline {
   }
 };
 
-// How many moments a timeline has (the peak's event added when it is not one of them).
+// How many moments a timeline has: fewer for a trace of fewer events, one more when the
+// peak's event is not one of them.
 inline constexpr std::size_t kTimelineMoments = 200;
 
 // A loaded object as the trace names it (trace::ModuleInfo, owning its strings).

@@ -1,6 +1,7 @@
 // The sites document (sites_document.hpp): the listed sites chosen by their figures, the rest
 // summed into "other", the listed stacks symbolized in one Symbolizer call and their frames
 // deduplicated, then everything written as JSON.
+#include "files.hpp"
 #include "sites_document.hpp"
 
 #include <unistd.h>
@@ -274,18 +275,7 @@ std::string sitesDocument(const std::string& tracePath, const TraceStats& stats,
 
 void writeSitesDocument(const std::filesystem::path& file, const std::string& tracePath,
                         const TraceStats& stats, const SiteStats& sites) {
-  const std::string text = sitesDocument(tracePath, stats, sites);
-  // Written beside under another name, then renamed: a reader never sees half a document.
-  const std::filesystem::path temp = file.string() + ".tmp-" + std::to_string(::getpid());
-  std::FILE* f = std::fopen(temp.c_str(), "wb");
-  if (f == nullptr) throw support::Error("cannot write " + file.string() + ": " + std::strerror(errno));
-  bool ok = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  ok = std::fclose(f) == 0 && ok;
-  if (!ok || std::rename(temp.c_str(), file.c_str()) != 0) {
-    const int err = errno;
-    std::remove(temp.c_str());
-    throw support::Error("cannot write " + file.string() + ": " + std::strerror(err));
-  }
+  support::writeFileAtomically(file.string(), sitesDocument(tracePath, stats, sites));
 }
 
 }  // namespace strata::tracetools

@@ -131,7 +131,7 @@ std::string recordWithSites(const TempDir& dir, const std::string& program,
 
 // The report of `strata stats --sites` on trace; expects success.
 std::string siteReport(const std::string& trace) {
-  const RunResult r = strata({"stats", trace, "--sites", "--top", "20"});
+  const RunResult r = strata({"stats", trace, "--sites", "--top", "20", "--out", trace + ".stats"});
   EXPECT_EQ(r.exitCode(), 0) << r.err;
   return r.out;
 }

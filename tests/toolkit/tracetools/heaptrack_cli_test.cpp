@@ -76,7 +76,7 @@ TEST(ImportHeaptrack, AFreshRecordingOfAKnownProgram) {
   EXPECT_EQ(frees, (std::vector<std::uint64_t>{ids[3], ids[0], ids[5], ids[6], ids[4], ids[1]}));
   EXPECT_EQ(live, std::set<std::uint64_t>{ids[2]});
 
-  const Result st = strata({"stats", "--sites", dir / "t.trace"});
+  const Result st = strata({"stats", "--sites", dir / "t.trace", "--out", dir / "stats"});
   ASSERT_EQ(st.exitCode(), 0) << st.err;
   for (const char* fn : {"make_node (heaptrack_program.c:", "resize_buffer (heaptrack_program.c:",
                          "main (heaptrack_program.c:"})

@@ -47,7 +47,7 @@ std::string sitesTrace(const TempDir& dir) {
 TEST(StatsSites, NamesTheFunctionsAndLinesOfEachSite) {
   TempDir dir;
   const std::string trace = sitesTrace(dir);
-  const Result r = strata({"stats", trace, "--sites"});
+  const Result r = strata({"stats", trace, "--sites", "--out", trace + ".stats"});
   ASSERT_EQ(r.exitCode(), 0) << r.err;
   const std::string leaf = "make_leaf (sites_program.cpp:" + std::to_string(markedLine("make_leaf")) + ")";
   const std::string tree = "build_tree (sites_program.cpp:" + std::to_string(markedLine("build_tree")) + ")";
@@ -87,7 +87,7 @@ TEST(StatsSites, NamesTheFunctionsAndLinesOfEachSite) {
 TEST(StatsSites, JsonHasTheSameTablesAndFrames) {
   TempDir dir;
   const std::string trace = sitesTrace(dir);
-  const Result r = strata({"stats", trace, "--sites", "--json"});
+  const Result r = strata({"stats", trace, "--sites", "--json", "--out", trace + ".stats"});
   ASSERT_EQ(r.exitCode(), 0) << r.err;
   std::map<std::string, std::string> top;
   ASSERT_TRUE(Json(r.out).parseObject(top)) << r.out;
@@ -130,7 +130,7 @@ TEST(StatsSites, JsonHasTheSameTablesAndFrames) {
 
 TEST(StatsSites, TopLimitsEachTable) {
   TempDir dir;
-  const Result r = strata({"stats", sitesTrace(dir), "--sites", "--top", "1"});
+  const Result r = strata({"stats", sitesTrace(dir), "--sites", "--top", "1", "--out", dir / "stats"});
   ASSERT_EQ(r.exitCode(), 0) << r.err;
   EXPECT_NE(r.out.find("top 1 sites by bytes allocated"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("make_leaf"), r.out.rfind("make_leaf")) << r.out;  // only as peak's top

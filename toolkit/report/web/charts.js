@@ -232,7 +232,7 @@
       var m = maxAbs(splits);
       var p = m >= 1e9 ? [1e9, "G"] : m >= 1e6 ? [1e6, "M"] : m >= 1e4 ? [1e3, "k"] : null;
       if (!p) return function (v) { return Math.round(v) === v ? v.toLocaleString("en-US") : trim(v); };
-      return function (v) { return trim(v / p[0]) + p[1]; };
+      return function (v) { return v === 0 ? "0" : trim(v / p[0]) + p[1]; };
     },
     seconds: function (splits) {
       var m = maxAbs(splits);

@@ -285,7 +285,7 @@
       return S.frameName(f) + line;
     });
     return { fn: S.frameName(frames[0]),
-      callers: callers.length ? " \u2190 " + callers.join(" \u2190 ") + (frames.length > shown ? " \u2190 \u2026" : "") : "" };
+      callers: callers.length ? " \u2190 " + callers.join(" \u2190 ") + (frames.length > shown ? "\u00a0\u2190\u00a0\u2026" : "") : "" };
   };
   S.stackLabelText = function (frames, info) { var l = S.stackLabel(frames, info); return l.fn + l.callers; };
   S.stackLabelCell = function (frames, info) {

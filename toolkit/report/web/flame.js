@@ -98,10 +98,14 @@
       if (depth - base > MAX_ROWS) return;
       var kids = node.list.filter(function (k) { return (k.total[metric] || 0) > 0; });
       kids.sort(function (a, b) { return b.total[metric] - a.total[metric]; });
-      var small = { n: 0, v: 0, w: 0 };
+      var small = { n: 0, v: 0, w: 0, names: [] };
       kids.forEach(function (k) {
         var kw = w * k.total[metric] / (node.total[metric] || 1);
-        if (kw < MIN_PX) { small.n++; small.v += k.total[metric]; small.w += kw; return; }
+        if (kw < MIN_PX) {
+          small.n++; small.v += k.total[metric]; small.w += kw;
+          if (small.names.length < 5) small.names.push(k.name);
+          return;
+        }
         drawn.push({ node: k, x: x, w: kw, depth: depth + 1 });
         down(k, x, kw, depth + 1);
         x += kw;
@@ -117,7 +121,8 @@
     var m = S.SITE_METRICS.filter(function (x) { return x.key === metric; })[0];
     var all = root.total[metric] || 0;
     if (d.aggregate)
-      return [S.el("b", {}, S.fmtCount(d.aggregate.n) + " smaller callees of " + d.parent.name), S.el("br"),
+      return [S.el("b", {}, S.fmtCount(d.aggregate.n) + " smaller callee" + (d.aggregate.n === 1 ? "" : "s") + " of " + d.parent.name),
+        S.el("div", { class: "fn" }, d.aggregate.names.join(", ") + (d.aggregate.n > d.aggregate.names.length ? ", \u2026" : "")),
         m.label + ": " + m.fmt(d.aggregate.v) + " (" + S.fmtShare(d.aggregate.v, all) + " of all)"];
     var n = d.node, v = n.total[metric] || 0, f = n.frame || {};
     var out = [S.el("div", { class: "fn" }, n.name)];
@@ -138,7 +143,7 @@
     var list = S.el("div", { class: "stack" }, S.el("div", { class: "muted" }, "stack, innermost first:"));
     frames.slice(0, MAX_TIP_FRAMES).forEach(function (k, i) {
       var where = S.frameFull(k.frame || {});
-      list.appendChild(S.el("div", {}, (i ? "\u2190 " : "") + k.name, where ? S.el("span", { class: "where" }, "  " + where) : ""));
+      list.appendChild(S.el("div", {}, (i ? "\u2190 " : "") + k.name, where ? S.el("span", { class: "at" }, " " + where) : ""));
     });
     if (frames.length > MAX_TIP_FRAMES) list.appendChild(S.el("div", {}, "\u2190 \u2026 " + (frames.length - MAX_TIP_FRAMES) + " more"));
     return list;
@@ -192,18 +197,34 @@
         info.textContent = "No site has any " + m.label + " in this trace.";
     }
 
+    // The drawn box under the pointer, found by position so boxes narrower than a pixel can be
+    // hovered too: on the pointer's row, the box holding it, each box at least 3 px wide for
+    // this (the narrowest wins where they overlap), else the nearest within 3 px. -1 when none.
+    function hit(e) {
+      var ctm = svg.getScreenCTM();
+      if (!ctm) return -1;
+      var p = new DOMPoint(e.clientX, e.clientY).matrixTransform(ctm.inverse()), x = p.x, y = p.y;
+      var depth = Math.floor(y / ROW), best = -1, bestDist = 3;
+      state.drawn.forEach(function (d, i) {
+        if (d.depth !== depth) return;
+        var grow = Math.max(0, 3 - d.w) / 2, lo = d.x - grow, hi = d.x + d.w + grow;
+        var dist = x < lo ? lo - x : x > hi ? x - hi : 0;
+        if (dist < bestDist || (dist === 0 && bestDist === 0 && d.w < state.drawn[best].w)) { best = i; bestDist = dist; }
+      });
+      return best;
+    }
     svg.addEventListener("mousemove", function (e) {
-      var i = e.target.getAttribute && e.target.getAttribute("data-i");
-      if (i === null || i === undefined) { S.hideTip(); return; }
-      S.showTip(tipFor(state.drawn[+i], state.metric, root, state.zoom, true), e.clientX, e.clientY);
+      var i = hit(e);
+      if (i < 0) { S.hideTip(); return; }
+      S.showTip(tipFor(state.drawn[i], state.metric, root, state.zoom, true), e.clientX, e.clientY);
       S.clear(info);
-      S.append(info, tipFor(state.drawn[+i], state.metric, root, state.zoom, false));
+      S.append(info, tipFor(state.drawn[i], state.metric, root, state.zoom, false));
     });
     svg.addEventListener("mouseleave", S.hideTip);
     svg.addEventListener("click", function (e) {
-      var i = e.target.getAttribute && e.target.getAttribute("data-i");
-      if (i === null || i === undefined) return;
-      var d = state.drawn[+i];
+      var i = hit(e);
+      if (i < 0) return;
+      var d = state.drawn[i];
       if (d.aggregate) return;
       zoomTo(d.node === state.zoom && d.node.parent ? d.node.parent : d.node);
     });
