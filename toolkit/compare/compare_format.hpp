@@ -2,6 +2,7 @@
 // compare_command_report.cpp) and `strata stats`'s table: printf into a string, figures with as many decimals as they
 // need, padding, and JSON numbers and arrays.
 #pragma once
+#include "json.hpp"
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -43,10 +44,7 @@ inline std::string grouped(std::uint64_t v) {
 }
 
 // A JSON number; null for NaN and infinities, which JSON cannot carry.
-inline std::string jsonNumber(double v) {
-  if (!std::isfinite(v)) return "null";
-  return format("%.9g", v);
-}
+inline std::string jsonNumber(double v) { return support::jsonNumber(v, 9); }
 
 // A log2 histogram as a JSON array of counts.
 inline std::string jsonCounts(const tracetools::Log2Histogram& h) {

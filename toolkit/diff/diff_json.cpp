@@ -12,12 +12,7 @@ namespace {
 
 using support::jsonString;
 
-std::string num(double v) {
-  if (!std::isfinite(v)) return "null";
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.15g", v);
-  return buf;
-}
+std::string num(double v) { return support::jsonNumber(v, 15); }
 
 std::string num(std::uint64_t v) { return std::to_string(v); }
 

@@ -14,12 +14,7 @@ using support::jsonString;
 using tracetools::DragResult;
 
 // A number as JSON: finite with full precision, else null (JSON has no infinity).
-std::string number(double v) {
-  if (!std::isfinite(v)) return "null";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
+std::string number(double v) { return support::jsonNumber(v); }
 
 std::string boolean(bool b) { return b ? "true" : "false"; }
 

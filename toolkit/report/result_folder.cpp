@@ -9,6 +9,7 @@
 
 #include "csv_table.hpp"
 #include "error.hpp"
+#include "files.hpp"
 
 namespace strata::report {
 
@@ -82,20 +83,6 @@ void checkRelative(const Named& n) {
                 "relative to the folder, without \"..\")");
 }
 
-std::string readText(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) throw Error(path + ": cannot read: " + std::strerror(errno));
-  std::string text;
-  char buf[65536];
-  std::size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
-  const bool failed = std::ferror(f) != 0;
-  const int err = errno;
-  std::fclose(f);
-  if (failed) throw Error(path + ": cannot read: " + std::strerror(err));
-  return text;
-}
-
 // One named file loaded: JSON parsed (its own named files queued), CSV as its bundle object.
 JsonValue loadNamed(const fs::path& dir, const Named& n, std::vector<Named>& queue) {
   const std::string full = (dir / n.path).string();
@@ -108,7 +95,7 @@ JsonValue loadNamed(const fs::path& dir, const Named& n, std::vector<Named>& que
       collectNamed(doc, full, queue);
       return doc;
     }
-    return csvBundle(parseCsv(readText(full), full));
+    return csvBundle(parseCsv(support::readWholeFile(full), full));
   } catch (const Error& e) {
     throw Error(n.by + " names " + n.key + " \"" + n.path + "\", which cannot be used: " +
                 e.what());

@@ -18,6 +18,20 @@ std::string readFile(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
+std::string readWholeFile(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) throw Error(path + ": cannot read: " + std::strerror(errno));
+  std::string text;
+  char buf[65536];
+  std::size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
+  const bool failed = std::ferror(f) != 0;
+  const int err = errno;
+  std::fclose(f);
+  if (failed) throw Error(path + ": cannot read: " + std::strerror(err));
+  return text;
+}
+
 void writeFileAtomically(const std::string& path, std::string_view text) {
   // The temporary file is hidden, in the same folder (a rename within one file system).
   const std::size_t slash = path.rfind('/');

@@ -9,6 +9,9 @@ namespace strata::support {
 // The whole content of the file at `path`; empty when it cannot be read.
 std::string readFile(const std::string& path);
 
+// The whole content of the file at `path`; throws support::Error "PATH: cannot read: REASON".
+std::string readWholeFile(const std::string& path);
+
 // Writes `text` to `path` whole: into a temporary file beside it, renamed over it, so a reader
 // never sees half a file and an interrupted write leaves the old one. Throws support::Error
 // "PATH: cannot write: REASON".

@@ -1,6 +1,7 @@
 // JSON text (json.hpp).
 #include "json.hpp"
 
+#include <cmath>
 #include <cstdio>
 
 namespace strata::support {
@@ -26,6 +27,13 @@ std::string jsonString(std::string_view text) {
     }
   }
   return out + "\"";
+}
+
+std::string jsonNumber(double value, int digits) {
+  if (!std::isfinite(value)) return "null";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*g", digits, value);
+  return buf;
 }
 
 }  // namespace strata::support

@@ -9,4 +9,8 @@ namespace strata::support {
 // control characters as \u00XX; every other byte as it is (UTF-8 passes through).
 std::string jsonString(std::string_view text);
 
+// A JSON number with `digits` significant digits; null for NaN and infinities, which JSON
+// cannot carry.
+std::string jsonNumber(double value, int digits = 17);
+
 }  // namespace strata::support

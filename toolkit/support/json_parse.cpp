@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "error.hpp"
+#include "files.hpp"
 
 namespace strata::support {
 
@@ -277,16 +278,7 @@ std::optional<JsonValue> parseJson(std::string_view text, JsonError* error) {
 }
 
 JsonValue readJsonFile(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) throw Error(path + ": cannot read: " + std::strerror(errno));
-  std::string text;
-  char buf[65536];
-  std::size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) text.append(buf, n);
-  const bool failed = std::ferror(f) != 0;
-  const int err = errno;
-  std::fclose(f);
-  if (failed) throw Error(path + ": cannot read: " + std::strerror(err));
+  const std::string text = readWholeFile(path);
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) throw Error(path + ": is empty");
   JsonError e;
   std::optional<JsonValue> v = parseJson(text, &e);
