@@ -16,7 +16,7 @@
 import { existsSync, readFileSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { checkCharts } from './lib/charts.mjs';
+import { checkCharts, checkZoomAndPan } from './lib/charts.mjs';
 import { checkFlame, checkMoment } from './lib/sites.mjs';
 import { checkSorting, checkCsvButtons, checkKindSpecific } from './lib/tables.mjs';
 
@@ -163,7 +163,7 @@ async function run(options) {
     watchPage(page, failures);
     await page.goto(pathToFileURL(html).href, { waitUntil: 'load' });
     if (await waitReady(page, failures)) {
-      const steps = [checkBasics, checkCharts, checkFlame, checkMoment, checkSorting,
+      const steps = [checkBasics, checkCharts, checkZoomAndPan, checkFlame, checkMoment, checkSorting,
                      checkCsvButtons, checkKindSpecific];
       for (const step of steps) {
         try {

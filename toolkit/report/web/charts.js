@@ -258,6 +258,43 @@
   }
   S.axis = axis;
 
+  // The wheel zooms the x axis around the pointer; Shift+drag (or a drag with the middle
+  // button) pans it; both stay within [lo, hi]. Listened for on uPlot's root in the capture
+  // phase, so a pan never starts uPlot's drag-select nor ends in a click that picks a moment.
+  function panAndWheel(u, lo, hi) {
+    var panned = false;
+    function show(min, max) {
+      var w = Math.min(max - min, hi - lo);
+      if (min < lo) { min = lo; max = lo + w; }
+      if (max > hi) { max = hi; min = hi - w; }
+      if (max > min) u.setScale("x", { min: min, max: max });
+    }
+    u.over.addEventListener("wheel", function (e) {
+      e.preventDefault();
+      var at = u.posToVal(e.clientX - u.over.getBoundingClientRect().left, "x");
+      var f = e.deltaY < 0 ? 0.8 : 1.25, min = u.scales.x.min, max = u.scales.x.max;
+      show(at - (at - min) * f, at + (max - at) * f);
+    }, { passive: false });
+    u.root.addEventListener("mousedown", function (e) {
+      if (e.target !== u.over || (!e.shiftKey && e.button !== 1)) return;
+      e.preventDefault();
+      e.stopPropagation();
+      panned = true;
+      var x0 = e.clientX, min0 = u.scales.x.min, max0 = u.scales.x.max;
+      var perPx = (max0 - min0) / Math.max(1, u.over.getBoundingClientRect().width);
+      function move(ev) { var d = (ev.clientX - x0) * perPx; show(min0 - d, max0 - d); }
+      function up() {
+        document.removeEventListener("mousemove", move);
+        document.removeEventListener("mouseup", up);
+      }
+      document.addEventListener("mousemove", move);
+      document.addEventListener("mouseup", up);
+    }, true);
+    u.root.addEventListener("click", function (e) {
+      if (panned) { panned = false; e.stopPropagation(); }
+    }, true);
+  }
+
   // Curves over one x axis. opts: {series: [{label, xs, ys, color, dash, width}], xLabel,
   // yLabel, xFmt, yFmt, height, peaks (default true), pick(x) (a click in the plot),
   // momentLabel(x)}. Returns {u, setMoment(x), csv()}.
@@ -283,12 +320,19 @@
       cursor: { drag: { x: true, y: false, setScale: true }, points: { size: 6 } },
       legend: { live: true },
       hooks: {
+        // The x range shown, on the figure: for the tests, and for a reader of the DOM.
+        setScale: [function (u, key) {
+          if (key !== "x") return;
+          box.fig.dataset.xMin = u.scales.x.min;
+          box.fig.dataset.xMax = u.scales.x.max;
+        }],
         draw: [function (u) {
           if (state.moment !== null) drawMoment(u, state.moment, opts.momentLabel ? opts.momentLabel(state.moment) : "");
           drawPeaks(u, peaks, yFmt);
         }]
       }
     }, [aligned.xs].concat(aligned.ys), box.plot);
+    panAndWheel(u, aligned.xs[0], aligned.xs[aligned.xs.length - 1]);
     if (opts.pick) {
       var down = null;
       u.over.style.cursor = "crosshair";
@@ -306,7 +350,8 @@
       }));
     }
     box.tools.appendChild(S.csvButton(opts.csvName || box.fig.dataset.chart, csv));
-    box.fig.title = "drag to zoom, double-click to reset" + (opts.pick ? ", click to pick a moment" : "");
+    box.fig.title = "drag or wheel to zoom, Shift+drag to pan, double-click to reset" +
+      (opts.pick ? ", click to pick a moment" : "");
     register(box, u, height);
     return {
       u: u, csv: csv,

@@ -82,7 +82,7 @@
   function memoryChart(parent, t, doc) {
     var m = memorySeries(t);
     var box = S.chartFigure(parent, "memory:" + t.name, "Memory over time",
-      "each allocator's heap and the program's live bytes, by trace event; drag to zoom, double-click to reset" +
+      "each allocator's heap and the program's live bytes, by trace event; drag or wheel to zoom, Shift+drag to pan, double-click to reset" +
       (doc ? ", click to see what was live" : ""));
     m.problems.forEach(function (p) { box.fig.appendChild(S.errorBox(p)); });
     if (!m.series.length) {

@@ -77,7 +77,7 @@
     var c = doc.curve;
     if (!c || !Array.isArray(c.events) || !Array.isArray(c.live_bytes)) throw new Error("the sites file has no curve");
     var box = S.chartFigure(body, "memory:" + name, "The program's live bytes",
-      "the program's live bytes by trace event, the peak marked; click to see what was live, drag to zoom, double-click to reset");
+      "the program's live bytes by trace event, the peak marked; click to see what was live; drag or wheel to zoom, Shift+drag to pan, double-click to reset");
     S.momentChart(body, name, doc, function (pick) {
       return S.lineChart(box, {
         series: [{ label: "live bytes", xs: c.events, ys: c.live_bytes, color: "#2458b3", width: 2 }],

@@ -126,3 +126,44 @@ export async function checkCharts(page, options, failures) {
   });
   console.log(`charts: ${summary.join(', ')}`);
 }
+
+// The first memory chart's x range as the page shows it (figure data-x-min / data-x-max).
+async function xRange(page, selector) {
+  return page.$eval(selector, (f) => [Number(f.dataset.xMin), Number(f.dataset.xMax)]);
+}
+
+// Zoom and pan on the first memory:TRACE chart: the wheel narrows the x range around the
+// pointer, Shift+drag moves it without picking a moment, a double-click shows it all again.
+export async function checkZoomAndPan(page, options, failures) {
+  const selector = 'figure.chart[data-chart^="memory:"]';
+  if (!(options.kind === 'compare' || options.kind === 'stats') || !(await page.$(selector))) return;
+  const over = await page.$(`${selector} .u-over`);
+  await over.scrollIntoViewIfNeeded();
+  const box = await over.boundingBox();
+  const [lo, hi] = await xRange(page, selector);
+  if (!(hi > lo)) return void failures.push(`${selector}: no x range on the figure (data-x-min/max)`);
+  const moment = async () => page.$eval('table.live-by-site', (t) => t.dataset.event).catch(() => null);
+  const before = await moment();
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.wheel(0, -300);
+  await page.waitForTimeout(150);
+  const zoomed = await xRange(page, selector);
+  if (!(zoomed[1] - zoomed[0] < 0.9 * (hi - lo)))
+    failures.push(`the wheel did not zoom the memory chart (x range ${lo}-${hi} -> ${zoomed.join('-')})`);
+  await page.keyboard.down('Shift');
+  await page.mouse.down();
+  await page.mouse.move(box.x + box.width / 2 + 150, box.y + box.height / 2, { steps: 5 });
+  await page.mouse.up();
+  await page.keyboard.up('Shift');
+  await page.waitForTimeout(150);
+  const panned = await xRange(page, selector);
+  if (!(panned[0] < zoomed[0]) || Math.abs((panned[1] - panned[0]) - (zoomed[1] - zoomed[0])) > 1e-6 * (hi - lo) + 1)
+    failures.push(`Shift+drag did not pan the memory chart (x range ${zoomed.join('-')} -> ${panned.join('-')})`);
+  if ((await moment()) !== before) failures.push('panning the memory chart picked a moment');
+  await page.mouse.dblclick(box.x + box.width / 2, box.y + box.height / 2);
+  await page.waitForTimeout(150);
+  const reset = await xRange(page, selector);
+  if (reset[0] !== lo || reset[1] !== hi)
+    failures.push(`a double-click did not show the whole memory chart again (${reset.join('-')})`);
+  console.log(`zoom and pan: ${lo}-${hi} -> wheel ${zoomed.map(Math.round).join('-')} -> pan ${panned.map(Math.round).join('-')}`);
+}
