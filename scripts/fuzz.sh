@@ -2,7 +2,8 @@
 # Builds Strata's libFuzzer targets with clang (ASan + UBSan, build-fuzz/) and runs them.
 #
 # usage: scripts/fuzz.sh [TARGET|all] [SECONDS (default 60)]
-#   TARGET: any fuzz/<TARGET>_fuzz.cpp; all (the default) runs each in turn.
+#   TARGET: any fuzz/<TARGET>_fuzz.cpp; all (the default) runs each, as many at once as there
+#   are cores (each fuzzer uses one).
 # Each run starts from the seed corpus in fuzz/corpus/<TARGET>/ (the repository's, left as it
 # is: new inputs go to build-fuzz/corpus/<TARGET>/) with fuzz/<TARGET>.dict when there is one.
 # A finding stops the run with a non-zero exit; the input is in build-fuzz/findings/<TARGET>/
@@ -38,28 +39,43 @@ CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWit
   -DSTRATA_BUILD_TESTS=OFF -DSTRATA_BUILD_BENCH=OFF -DSTRATA_BUILD_FUZZ=ON -DSTRATA_WERROR=ON \
   -DSTRATA_SANITIZE=address,undefined,fuzzer-no-link >/dev/null
 cmake --build build-fuzz --target "${targets[@]/%/_fuzz}"
-for t in "${targets[@]}"; do
-  corpus=build-fuzz/corpus/$t
-  findings=build-fuzz/findings/$t
+# One target's run; its exit status is the fuzzer's.
+fuzz_one() {
+  local t=$1 corpus=build-fuzz/corpus/$1 findings=build-fuzz/findings/$1 rss=2048
   mkdir -p "$corpus" "$findings"
-  dict=()
+  local dict=()
   [[ -f fuzz/$t.dict ]] && dict=(-dict="fuzz/$t.dict")
   # The RSS limit catches an input that makes memory resident it should not. malloc_shim's
   # three heaps live for the whole run and keep what they were given (Kingsley's library
   # never gives memory back, by design): its baseline grows to about 2 GiB over hundreds of
   # thousands of inputs, so its limit is 1 GiB higher.
-  rss=2048
   [[ $t == malloc_shim ]] && rss=3072
-  echo "fuzz.sh: $t for ${seconds}s"
-  status=0
   ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
     "build-fuzz/bin/${t}_fuzz" "$corpus" "fuzz/corpus/$t" "${dict[@]}" \
     -max_total_time="$seconds" -rss_limit_mb=$rss -timeout=10 -print_final_stats=1 \
-    -artifact_prefix="$findings/" >"build-fuzz/$t.log" 2>&1 || status=$?
-  tail -n 12 "build-fuzz/$t.log"
-  if [[ $status != 0 ]]; then
-    echo "fuzz.sh: $t found a problem (exit $status); the input is in $findings/" >&2
-    exit 1
-  fi
+    -artifact_prefix="$findings/" >"build-fuzz/$t.log" 2>&1
+}
+# Each fuzzer runs on one core: as many run at once as there are cores, each for SECONDS.
+jobs=$(nproc)
+for ((i = 0; i < ${#targets[@]}; i += jobs)); do
+  batch=("${targets[@]:i:jobs}")
+  pids=()
+  for t in "${batch[@]}"; do
+    echo "fuzz.sh: $t for ${seconds}s"
+    fuzz_one "$t" &
+    pids+=($!)
+  done
+  failed=0
+  for k in "${!batch[@]}"; do
+    t=${batch[k]}
+    status=0
+    wait "${pids[k]}" || status=$?
+    tail -n 12 "build-fuzz/$t.log"
+    if [[ $status != 0 ]]; then
+      echo "fuzz.sh: $t found a problem (exit $status); the input is in build-fuzz/findings/$t/" >&2
+      failed=1
+    fi
+  done
+  ((failed == 0)) || exit 1
 done
 echo "fuzz.sh: no findings"
