@@ -1,6 +1,8 @@
 // The diff model (toolkit/diff) on traces and compare folders written by hand: sites matched
 // across runs whose ids and addresses differ, the deltas and their order, the threshold, the
-// program check, the folder readers' errors, the downsampler and the JSON renderer.
+// program check, the folder readers' errors, a series file's curve and the JSON renderer.
+#include <algorithm>
+#include <fstream>
 #include <string>
 
 #include "diff_curve.hpp"
@@ -177,14 +179,21 @@ TEST(DiffFolders, BadResultsNameTheFile) {
 }
 
 TEST(DiffCurve, DownsamplingKeepsThePeakAndTheDip) {
-  diff::Downsampler d(64);
-  for (int i = 0; i < 100000; ++i) d.add(i, i == 77777 ? 1e9 : (i == 1234 ? -5 : i % 100));
-  diff::Curve c;
-  d.finish(c);
-  EXPECT_LE(c.xs.size(), 128u);
+  TempDir dir;
+  const std::string path = dir / "series.csv";
+  {
+    std::ofstream out(path);
+    out << "seconds,event,heap_bytes,live_bytes\n";
+    for (int i = 0; i < 100000; ++i)
+      out << i * 1e-6 << ',' << i << ',' << (i == 77777 ? 1000000000 : (i == 1234 ? 0 : 100 + i % 100))
+          << ",0\n";
+  }
+  const diff::Curve c = diff::csvCurve(path, "event", "heap_bytes");
+  EXPECT_LE(c.xs.size(), diff::kCurvePoints);
   EXPECT_DOUBLE_EQ(*std::max_element(c.ys.begin(), c.ys.end()), 1e9);
-  EXPECT_DOUBLE_EQ(*std::min_element(c.ys.begin(), c.ys.end()), -5);
+  EXPECT_DOUBLE_EQ(*std::min_element(c.ys.begin(), c.ys.end()), 0);
   EXPECT_TRUE(std::is_sorted(c.xs.begin(), c.xs.end()));
+  EXPECT_EQ(c.x, "events");
 }
 
 TEST(DiffJson, TheDocumentHasTheFormatsKeys) {
