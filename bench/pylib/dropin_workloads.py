@@ -42,6 +42,21 @@ def workloads() -> dict[str, dict]:
         "calloc-sparse": c_workload("calloc_sparse", "20,000 callocs of 4..64 KiB, 64 bytes of "
                                     "each written, all live", ["20000"], ["500"],
                                     r"calloc_sparse count=\d+ checksum="),
+        "espresso": c_workload("espresso", "espresso-like logic minimizer: 8..200 B cubes, covers "
+                               "grown by realloc, very many LIFO temporaries", ["1000"], ["15"],
+                               r"espresso problems=\d+ cubes=\d+ kept=\d+ checksum="),
+        "cfrac": c_workload("cfrac", "cfrac-like continued-fraction factoring: a new 16..128 B "
+                            "bignum for every intermediate", ["600000"], ["8000"],
+                            r"cfrac steps=\d+ full=\d+ partial=\d+ pairs=\d+ checksum="),
+        "thread-churn": c_workload("thread_churn", "waves of 8 short-lived threads allocating "
+                                   "16 B..64 KiB; a quarter handed to the next wave",
+                                   ["1500", "8"], ["10", "8"],
+                                   r"thread_churn waves=\d+ threads=8 handed=\d+ checksum="),
+        "web-proxy": c_workload("web_proxy", "web proxy cache run live: 48 MiB of heavy-tailed "
+                                "objects (200 B..1 MiB), one replaced per request",
+                                ["400000", "48"], ["3000", "8"],
+                                r"web_proxy steps=\d+ objects=\d+ live_end_kib=\d+ "
+                                r"live_peak_kib=\d+ checksum="),
         "python3": {"kind": "real", "what": "python3: dict/list/str work (fidelity/workload.py)",
                     "argv": ["/usr/bin/python3", str(FIDELITY / "workload.py")],
                     "quick_args": ["5000"], "pattern": r"python words=\d+ checksum=",
