@@ -11,7 +11,7 @@ ratio over the workloads, the worst time ratio to the fastest peer (glibc, jemal
 mimalloc, tcmalloc) and the worst RSS ratio to glibc. A run that fails, times out, prints
 the wrong output or did not get the preloaded malloc is an error in the table.
 
-    bench/dropin_suite.py [--build DIR] [--allocators a,b] [--workloads a,b] [--rounds N]
+    bench/dropin_suite.py [--build DIR] [--allocators a,LABEL=LIB.so] [--workloads a,b] [--rounds N]
                           [--quick] [--timeout S] [--json FILE]
 """
 from __future__ import annotations
@@ -108,7 +108,8 @@ def parse_args() -> argparse.Namespace:
     """The command line."""
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--build", default="build", help="the CMake build directory (default build)")
-    ap.add_argument("--allocators", default="", help="comma-separated (default: all available)")
+    ap.add_argument("--allocators", default="", help="comma-separated names, or LABEL=PATH for a "
+                    "library of your own (default: all available)")
     ap.add_argument("--workloads", default="", help="comma-separated (default: all)")
     ap.add_argument("--rounds", type=int, default=None, help="rounds (default 5; 2 with --quick)")
     ap.add_argument("--quick", action="store_true", help="small sizes, for a smoke test")
@@ -128,6 +129,28 @@ def select(wanted: str, known: dict, what: str) -> list[str]:
     return names
 
 
+def chosen_libraries(wanted: str, available: dict[str, str | None]) -> dict[str, str | None]:
+    """name -> library for the allocators asked for: known names, or LABEL=PATH for a
+    library of one's own (a build to judge beside the others); exit 2 on an unknown name or
+    a missing library."""
+    own = {}
+    names = []
+    for item in [x for x in wanted.split(",") if x]:
+        label, sep, path = item.partition("=")
+        if not sep:
+            names.append(item)
+            continue
+        if not label or label in available or not Path(path).is_file():
+            print(f"dropin_suite: bad allocator {item!r}: LABEL=PATH needs a new label and an "
+                  "existing library", file=sys.stderr)
+            sys.exit(2)
+        own[label] = str(Path(path).resolve())
+    libs = {a: available[a] for a in select(",".join(names), available, "allocator")} \
+        if names or not own else {}
+    libs.update(own)
+    return libs
+
+
 def main() -> int:
     """Runs the chosen workloads on the chosen allocators and prints the tables; exit
     status 1 if any run failed, 2 on bad usage or a missing build."""
@@ -142,7 +165,7 @@ def main() -> int:
             return 2
     rounds = args.rounds or (2 if args.quick else 5)
     available = allocators(bindir / "strata")
-    libs = {a: available[a] for a in select(args.allocators, available, "allocator")}
+    libs = chosen_libraries(args.allocators, available)
     all_workloads = workloads()
     chosen = select(args.workloads, all_workloads, "workload")
     start = time.monotonic()
