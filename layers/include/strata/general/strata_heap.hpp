@@ -3,7 +3,8 @@
 // layers in strata_heap/, top to bottom (strata_heap/types.hpp maps the types and holds the
 // layout constants; docs/layers/strata-heap.md explains the design):
 //
-//   HugeObjectHeap      above the largest page: a chunk of its own, a few freed ones cached
+//   HugeObjectHeap      above the largest span: a chunk of its own, a few freed ones cached
+//   LargeSpanHeap       above 16 KiB: runs of 4 KiB pages in shared arenas, best fit, joined
 //   ThreadBoundHeap     a Local heap per thread; orphans adopted; fork; sweeps of quiet heaps
 //     Local = PageQueues      per-class pages, thread-free lists, parking (Hoard's ownership)
 //             DelayedPurge    when released memory goes back (tunables' delay and allowance)
@@ -13,7 +14,8 @@
 //   SegmentHeap         4 MiB-aligned segments from mmap, a segment map, a small cache
 //
 // Size classes: FineSizeClasses<3>, 16-byte classes to 128 B, then 8 per power of two up to
-// 128 KiB (at most 12.5 % rounding; docs/layers/strata-heap.md says how that was chosen).
+// 16 KiB, where spans take over (at most 12.5 % rounding; docs/layers/strata-heap.md says how
+// both were chosen).
 //
 // Costs: malloc is a TLS check, a class computation and a free-list pop; free is a segment
 // map lookup (two loads), a kind compare and a push (owner) or one CAS (any other thread).
@@ -29,6 +31,7 @@
 #include "strata/strata_heap/accounted_segments.hpp"
 #include "strata/strata_heap/delayed_purge.hpp"
 #include "strata/strata_heap/huge_object_heap.hpp"
+#include "strata/strata_heap/large_span_heap.hpp"
 #include "strata/strata_heap/page_queues.hpp"
 #include "strata/strata_heap/segment_cache.hpp"
 #include "strata/strata_heap/segment_slots.hpp"
@@ -46,9 +49,9 @@ using StrataLocalHeap = PageQueues<Classes, DelayedPurge<SegmentSlots<Source, Qu
 // The whole allocator over an OS segment heap.
 template <class Segments = SegmentHeap<kStrataSegmentShift>,
           SizeClasses Classes = FineSizeClasses<kStrataClassShift>, unsigned SlotBits = kStrataSlotBits>
-using StrataHeapOf = HugeObjectHeap<ThreadBoundHeap<
+using StrataHeapOf = HugeObjectHeap<LargeSpanHeap<ThreadBoundHeap<
     StrataLocalHeap<SegmentCache<AccountedSegments<Segments>>, Classes, SlotBits>,
-    SegmentCache<AccountedSegments<Segments>>>>;
+    SegmentCache<AccountedSegments<Segments>>>, kStrataSpanMin>>;
 
 class StrataHeap : public StrataHeapOf<> {
  public:

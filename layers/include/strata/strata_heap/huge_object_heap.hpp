@@ -11,6 +11,9 @@
 // pages back from the system (they read as zero) rather than written, so calloc never makes
 // more of it resident than the program touches.
 //
+// Chunks of a third kind, when Super keeps them (OtherChunks: LargeSpanHeap's arenas), are
+// freed, sized and resized by Super on the paths that are not the segments' own.
+//
 // Cost on top of Super: a compare on malloc; on free, the chunk lookup Super would need
 // anyway and a compare of the chunk's kind.
 #pragma once
@@ -46,6 +49,15 @@ concept ChunkedObjectHeap = requires(S& s, void* p, std::size_t n) {
   { s.shrinkChunk(p, n) } -> std::same_as<bool>;
   { S::MaxSize } -> std::convertible_to<std::size_t>;
   { S::MaxSmall } -> std::convertible_to<std::size_t>;
+};
+
+// Optional: a parent that keeps chunks of a third kind (neither its segments nor huge
+// objects; LargeSpanHeap's arenas) frees, sizes and resizes objects in them.
+template <class S>
+concept OtherChunks = requires(S& s, const S& cs, void* p, std::size_t n) {
+  { s.freeOther(p, p) } -> std::same_as<bool>;
+  { cs.getSizeOther(p, p) } -> std::same_as<std::size_t>;
+  { s.resizeOther(p, p, n) } -> std::same_as<bool>;
 };
 
 template <ChunkedObjectHeap Super>
@@ -96,7 +108,11 @@ class HugeObjectHeap : public Super {
     if (chunk == nullptr) return 0;
     if (Super::ownsChunk(chunk)) return Super::getSizeIn(chunk, p);
     auto* h = static_cast<Header*>(chunk);
-    if (h->kind != kHugeKind || addr(p) != addr(chunk) + h->objectOffset) return 0;
+    if (h->kind != kHugeKind) {
+      if constexpr (OtherChunks<Super>) return Super::getSizeOther(chunk, p);
+      return 0;
+    }
+    if (addr(p) != addr(chunk) + h->objectOffset) return 0;
     return Super::chunkSize(chunk) - h->objectOffset;
   }
 
@@ -124,13 +140,18 @@ class HugeObjectHeap : public Super {
   // the program ever touched).
   void* reallocInPlace(void* p, std::size_t n) noexcept {
     const std::size_t usable = getSize(p);
-    if (usable == 0 || n > usable) return nullptr;
-    if (n > threshold_) {
-      void* chunk = Super::chunkOf(p);
-      if (!Super::ownsChunk(chunk)) {
-        shrinkHuge(chunk, n);
-        return p;
+    if (usable == 0) return nullptr;
+    void* chunk = Super::chunkOf(p);
+    if constexpr (OtherChunks<Super>) {
+      if (!Super::ownsChunk(chunk) && static_cast<Header*>(chunk)->kind != kHugeKind) {
+        if (Super::resizeOther(chunk, p, n)) return p;
+        return n <= usable && n >= usable / 2 ? p : nullptr;
       }
+    }
+    if (n > usable) return nullptr;
+    if (n > threshold_ && !Super::ownsChunk(chunk)) {
+      shrinkHuge(chunk, n);
+      return p;
     }
     if (n < usable / 2 && usable > 64) return nullptr;
     return p;
@@ -277,7 +298,11 @@ class HugeObjectHeap : public Super {
 
   [[gnu::noinline]] void freeHuge(void* chunk, void* p) noexcept {
     auto* h = static_cast<Header*>(chunk);
-    if (h->kind != kHugeKind || addr(p) != addr(chunk) + h->objectOffset) return;
+    if (h->kind != kHugeKind) {
+      if constexpr (OtherChunks<Super>) Super::freeOther(chunk, p);
+      return;
+    }
+    if (addr(p) != addr(chunk) + h->objectOffset) return;
     const std::size_t len = Super::chunkSize(chunk);
     Super::subInUse(len - h->objectOffset);
     h->kind = 0;  // from here on free(p) and getSize(p) ignore it

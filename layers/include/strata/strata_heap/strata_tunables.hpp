@@ -99,7 +99,7 @@ inline StrataTunables tunablesFromEnvironment() noexcept {
   detail::readTunable("STRATA_MAX_DELAYED", t.maxDelayedBytes, 0, std::uint64_t{1} << 40, true,
                       "a size up to 1T, such as 512M");
   detail::readTunable("STRATA_HUGE_THRESHOLD", t.hugeThreshold, 128 << 10, std::uint64_t{1} << 30,
-                      true, "a size from 128K to 1G; above the largest page it changes nothing");
+                      true, "a size from 128K to 1G; above the largest span it changes nothing");
   detail::readTunable("STRATA_HUGE_CACHE_CHUNKS", t.hugeCacheChunks, 0, 64, false, "0..64");
   detail::readTunable("STRATA_HUGE_CACHE", t.hugeCacheBytes, 0, std::uint64_t{1} << 40, true,
                       "a size up to 1T, such as 128M");

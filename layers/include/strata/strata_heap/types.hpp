@@ -19,7 +19,12 @@
 //             classes are one block of whole slots.
 //   block     what malloc returns: 16-byte aligned, no header; free finds its page from
 //             the address (segment base, slot index, spanOf).
-//   huge      above the tunable threshold (at most a segment less its header slot): a chunk
+//   span      above kStrataSpanMin (16 KiB) up to a quarter of an arena: a run of 4 KiB
+//             pages in a 128 MiB arena (LargeSpanHeap, large_span_heap.hpp; its page map is
+//             SpanArena, span_arena.hpp), shared by all threads under one lock, placed best
+//             fit and joined with free neighbours when freed. The arena's kind word tells
+//             it from a segment and from a huge chunk.
+//   huge      above the tunable threshold (at most the largest span, 32 MiB): a chunk
 //             of its own from SegmentHeap, with a 64-byte header whose kind word tells it from
 //             a segment (HugeObjectHeap::kHugeKind vs SegmentSlots::kSegmentKind); freed ones
 //             wait in HugeChunkCache (at most MaxChunks).
@@ -27,6 +32,7 @@
 // Layers, process-wide chain top to bottom (one object), then the per-thread chain:
 //
 //   HugeObjectHeap       huge_object_heap.hpp    huge objects; routes by the chunk's kind
+//   LargeSpanHeap        large_span_heap.hpp     spans: large objects as page runs in arenas
 //   ThreadBoundHeap      thread_bound_heap.hpp   a Local per thread: TLS binding
 //                                                (heap_registry.hpp), the pool of heaps and
 //                                                orphans (heap_pool.hpp), fork, sweeps
@@ -51,6 +57,7 @@
 // of the fast paths instead: changing one is a different composition
 // (StrataHeapOf<SegmentHeap<Shift>, FineSizeClasses<ClassShift>, SlotBits>).
 #pragma once
+#include <cstddef>
 
 namespace strata {
 
@@ -61,5 +68,7 @@ inline constexpr unsigned kStrataSegmentShift = 22;
 inline constexpr unsigned kStrataSlotBits = 16;
 // log2 of the size classes per power of two: 8 classes, at most 12.5 % rounding.
 inline constexpr unsigned kStrataClassShift = 3;
+// Requests above this many bytes are spans (LargeSpanHeap) rather than size-class blocks.
+inline constexpr std::size_t kStrataSpanMin = std::size_t{16} << 10;
 
 }  // namespace strata
