@@ -217,7 +217,9 @@ TEST(StrataHeap, ReallocInPlace) {
   h->free(p);
   void* big = h->malloc(1 << 20);
   EXPECT_EQ(h->reallocInPlace(big, (1 << 20) - 1000), big);
-  EXPECT_EQ(h->reallocInPlace(big, std::size_t{1} << 24), nullptr);
+  EXPECT_EQ(h->reallocInPlace(big, std::size_t{2} << 20), big) << "grown into the free pages after it";
+  EXPECT_EQ(h->getSize(big), std::size_t{2} << 20);
+  EXPECT_EQ(h->reallocInPlace(big, std::size_t{1} << 26), nullptr) << "beyond the largest span";
   h->free(big);
   int x = 0;
   EXPECT_EQ(h->reallocInPlace(&x, 1), nullptr);
@@ -352,11 +354,48 @@ TEST(StrataHeap, EmptyPagesAreReleasedOnceTheDelayHasPassed) {
   }
   std::this_thread::sleep_for(std::chrono::milliseconds(kPurgeDelayMs + 50));
   EXPECT_GE(h->stats().bytesFromSystem, afterFree) << "no background thread gives memory back";
-  // A large block: its class has no current page, so this malloc takes the refill path.
-  void* big = h->malloc(256 << 10);
+  // A class with no current page: this malloc takes the refill path.
+  void* big = h->malloc(12 << 10);
   ASSERT_NE(big, nullptr);
   EXPECT_LT(h->stats().bytesFromSystem, full / 8) << "full " << full;
   h->free(big);
+}
+
+// A thread that exits leaves its free memory committed in its orphaned heap: the next
+// thread adopts the heap and reuses that memory warm (no page faults, no system calls); an
+// orphan nobody adopts gives it all back at the first sweep after the purge delay.
+TEST(StrataHeap, AnOrphansMemoryIsReusedWarmOrGoesBackAtTheNextSweep) {
+  auto h = std::make_unique<StrataHeap>();
+  // Each thread keeps one object in 500 for main to free later, so its segments are never
+  // wholly empty (an empty segment would go to the shared cache whatever the policy).
+  auto churn = [&](std::vector<void*>& kept) {
+    std::vector<void*> mine;
+    for (int i = 0; i < 20'000; ++i) {
+      mine.push_back(h->malloc(16 + (i % 64) * 64));
+      std::memset(mine.back(), 1, 16);
+    }
+    for (std::size_t i = 0; i < mine.size(); ++i) {
+      if (i % 500 == 0) kept.push_back(mine[i]);
+      else h->free(mine[i]);
+    }
+  };
+  std::vector<void*> first, second;
+  std::thread([&] { churn(first); }).join();
+  const std::size_t afterExit = h->stats().bytesFromSystem;
+  EXPECT_GT(afterExit, std::size_t{16} << 20) << "the exited thread's free memory is still held";
+  const long faultsBefore = minorFaults();
+  std::thread([&] { churn(second); }).join();
+  // Its 40 MiB faulted in afresh would be some 10,000 faults; a thread's own start (stack,
+  // TLS) costs a few hundred.
+  EXPECT_LT(minorFaults() - faultsBefore, 2000) << "the adopter reused the orphan's pages warm";
+  EXPECT_LE(h->stats().bytesFromSystem, afterExit + (std::size_t{2} << 20));
+  // Nobody adopts the orphan now; after the delay, a slow path of this thread sweeps it.
+  std::this_thread::sleep_for(std::chrono::milliseconds(kPurgeDelayMs + 50));
+  void* p = h->malloc(12 << 10);  // a class with no current page here: a refill, a sweep
+  EXPECT_LT(h->stats().bytesFromSystem, afterExit / 4) << "the orphan's free memory went back";
+  h->free(p);
+  for (void* q : first) h->free(q);
+  for (void* q : second) h->free(q);
 }
 
 // Memory freed and allocated again within the delay is reused as it is: the heap's

@@ -71,13 +71,8 @@ class DelayedPurge : public Super {
     if (overAllowance() && now >= due_) purgeOlderThan(now);
   }
 
-  // A heap whose thread exits keeps no more than its allowance committed for the thread that
-  // adopts it: empty segments go to the shared cache, the rest is decommitted with `how`.
-  void purgeToAllowance(Decommit how) noexcept {
-    if (overAllowance()) Super::decommitDown(allowance() + Super::usedSlots() / 1, how);
-  }
-
-  // Everything released goes back (thread exit, malloc_trim): Now drops the resident size.
+  // Everything released goes back (malloc_trim, an orphan nobody adopted): Now drops the
+  // resident size.
   void purgeAll(Decommit how) noexcept {
     Super::decommitDirty(how, kNever);
     due_ = kNever;

@@ -48,7 +48,6 @@ concept PageSource = std::derived_from<typename S::PageType, QueuedPage> &&
   s.releasePage(page);
   s.maybePurge();
   s.purgeAll(Decommit::Now);
-  s.purgeToAllowance(Decommit::Now);
   { s.source().addInUse(n) } -> std::same_as<void>;
   { S::SlotSize } -> std::convertible_to<std::size_t>;
   { S::Slots } -> std::convertible_to<std::size_t>;
@@ -149,9 +148,9 @@ class PageQueues : public Super {
   }
 
   // Collects every page and releases the empty ones; then decommits everything free (Now:
-  // trim, the resident size drops at once) or all but the heap's allowance (Lazy: thread
-  // exit; the thread that adopts the heap next reuses that much warm, and empty segments
-  // go to the shared cache for any thread).
+  // trim, the resident size drops at once) or leaves it to the purge policy (Lazy: thread
+  // exit; the thread that adopts the heap next reuses it warm, with no page faults and no
+  // system calls, and an orphan nobody adopts goes back at the next sweep).
   void tidy(Decommit how = Decommit::Now) noexcept {
     drainReclaim();
     for (unsigned c = 0; c < AllClasses; ++c) {
@@ -165,7 +164,7 @@ class PageQueues : public Super {
     if (how == Decommit::Now) {
       Super::purgeAll(Decommit::Now);
     } else {
-      Super::purgeToAllowance(Decommit::Now);
+      Super::maybePurge();
     }
   }
 

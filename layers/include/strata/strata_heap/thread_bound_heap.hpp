@@ -303,7 +303,9 @@ class ThreadBoundHeap : public Super {
   }
 
   // Once per purge delay, any thread's slow path purges what is due in the heaps whose
-  // lock is free (their owners are not in a slow path), and the shared segment cache.
+  // lock is free (their owners are not in a slow path), and the shared segment cache. An
+  // orphan still waiting to be adopted gives back all its free memory at once (Now: its
+  // thread is gone, so nothing of it is warm for anyone).
   void sweepQuietHeaps() noexcept {
     const std::uint64_t now = Super::nowMs();
     std::uint64_t due = nextSweep_.load(std::memory_order_relaxed);
@@ -312,7 +314,8 @@ class ThreadBoundHeap : public Super {
       return;
     for (Bound* h = pool_.first(); h != nullptr; h = h->nextAll) {
       if (!h->lock.try_lock()) continue;
-      h->purgeIfDue(now);
+      if (h->orphaned) h->purgeAll(Decommit::Now);
+      else h->purgeIfDue(now);
       h->lock.unlock();
     }
     Super::purgeCache(now);
