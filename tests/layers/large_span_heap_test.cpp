@@ -220,7 +220,9 @@ TEST(LargeSpanHeap, RandomisedObjectsKeepTheirBytes) {
       auto* p = static_cast<std::byte*>(h->malloc(n));
       ASSERT_NE(p, nullptr);
       auto next = live.lower_bound(p);
-      if (next != live.end()) ASSERT_LE(p + n, next->first) << "overlaps the next object";
+      if (next != live.end()) {
+        ASSERT_LE(p + n, next->first) << "overlaps the next object";
+      }
       if (next != live.begin()) {
         auto prev = std::prev(next);
         ASSERT_LE(prev->first + prev->second.first, p) << "overlaps the previous object";
