@@ -9,16 +9,8 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 tests_dir="${root}/tests/toolkit/report_browser"
 
-as_root() {
-  if [ "$(id -u)" -eq 0 ]; then
-    "$@"
-  elif command -v sudo >/dev/null 2>&1; then
-    sudo "$@"
-  else
-    echo "setup_browser: need root (or sudo) to run: $*" >&2
-    exit 1
-  fi
-}
+# shellcheck source=as_root.sh
+source "${root}/scripts/as_root.sh"
 
 apt_updated=0
 apt_install() {

@@ -17,16 +17,8 @@ strata="${1:-${root}/build/bin/strata}"
 [ -x "${strata}" ] || { echo "record.sh: no strata at ${strata} (build the CMake targets strata_cli strata_record, or pass its path)" >&2; exit 2; }
 strata="$(cd "$(dirname "${strata}")" && pwd)/$(basename "${strata}")"
 
-as_root() {
-  if [ "$(id -u)" -eq 0 ]; then
-    "$@"
-  elif command -v sudo >/dev/null 2>&1; then
-    sudo "$@"
-  else
-    echo "record.sh: need root (or sudo) to run: $*" >&2
-    exit 1
-  fi
-}
+# shellcheck source=../../scripts/as_root.sh
+source "${root}/scripts/as_root.sh"
 
 missing=()
 command -v emacs >/dev/null 2>&1 || missing+=(emacs-nox)
