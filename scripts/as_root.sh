@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # as_root COMMAND...: runs COMMAND as root (directly when already root, else through sudo),
 # or stops the calling script with a message naming it. Sourced by the scripts that install
 # Debian packages (scripts/setup_browser.sh, bench/traces/record.sh).
