@@ -71,6 +71,10 @@ TEST(LargeSpanHeap, SmallRequestsGoToSuperLargeOnesArePageRuns) {
   std::memset(big, 0xab, 4097);
   EXPECT_EQ(Span::MaxSize, (std::size_t{1} << 24) / 4);
   release(*h, big);
+  errno = 0;
+  EXPECT_EQ(h->malloc(Span::MaxSize + 1), nullptr) << "no arena holds it";
+  EXPECT_EQ(errno, ENOMEM);
+  EXPECT_EQ(h->mallocZeroed(std::size_t{1} << 40), nullptr);
 }
 
 TEST(LargeSpanHeap, FreedRunsAreReusedBestFitAndJoinTheirNeighbours) {

@@ -156,6 +156,10 @@ class LargeSpanHeap : public Super {
   static std::size_t bytesOf(std::size_t pages) noexcept { return pages << kSpanPageShift; }
 
   [[gnu::noinline]] void* mallocSpan(std::size_t n, bool zeroed) noexcept {
+    if (n > MaxSize) {  // the layer above routes these elsewhere; used alone, no arena holds them
+      errno = ENOMEM;
+      return nullptr;
+    }
     const std::size_t pages = pagesFor(n);
     lock_.lock();
     Node* run = take(pages);
