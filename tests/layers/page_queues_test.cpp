@@ -1,7 +1,7 @@
 // PageQueues over DelayedPurge, SegmentSlots, SegmentCache and AccountedSegments (no thread
 // binding): pop and refill, the fresh flag only for blocks carved from memory that reads as
 // zero, a full page parked and reclaimed through freeRemote from another thread, the last
-// empty page of a small class kept, large classes one block per page, and tidy releasing
+// empty page of a small class kept (none while over the allowance), large classes one block per page, and tidy releasing
 // everything; a large class's page parked as soon as its block is out.
 #include <gtest/gtest.h>
 
@@ -156,6 +156,28 @@ TEST(PageQueues, TheLastEmptyPageOfASmallClassIsKept) {
   EXPECT_EQ(f.alloc(c), b);
 }
 
+TEST(PageQueues, OverTheAllowanceNoEmptyPageIsKept) {
+  Fixture f;
+  const unsigned small = Queues::classOf(32), mid = Queues::classOf(512), c = Queues::classOf(256);
+  void* a = f.alloc(small);
+  void* b = f.alloc(mid);
+  std::vector<void*> many;
+  for (std::size_t i = 0; i < 24 * kSlot / 256; ++i) many.push_back(f.alloc(c));
+  ASSERT_GE(f.heap->usedSlots(), 24u);
+  for (void* p : many) f.free(p);
+  EXPECT_TRUE(f.heap->overAllowance()) << "24 slots free, the allowance is 4 and 1/8 of 2";
+  const std::size_t used = f.heap->usedSlots();
+  f.free(a);
+  f.free(b);
+  EXPECT_EQ(f.heap->usedSlots(), used - 2) << "the current pages went back when they emptied";
+  // The cache took the empty segment; a refill that finds the heap within its allowance
+  // ends the episode, and pages are kept again.
+  void* d = f.alloc(small);
+  const std::size_t now = f.heap->usedSlots();
+  f.free(d);
+  EXPECT_EQ(f.heap->usedSlots(), now) << "kept: churn around zero costs nothing";
+}
+
 TEST(PageQueues, AFullPageIsParkedAndReclaimedByARemoteFree) {
   Fixture f;
   const unsigned c = Queues::classOf(8192);
@@ -239,8 +261,9 @@ TEST(PageQueues, TidyReleasesEverything) {
     for (int i = 0; i < 40; ++i) blocks.push_back(f.alloc(Queues::classOf(n)));
   EXPECT_GT(f.heap->usedSlots(), 0u);
   EXPECT_GT(f.source->stats().bytesInUse, 0u);
-  for (void* b : blocks) f.free(b);
+  for (std::size_t i = 0; i < 3 * 40; ++i) f.free(blocks[i]);
   EXPECT_GT(f.heap->usedSlots(), 0u) << "small classes keep their last page";
+  for (std::size_t i = 3 * 40; i < blocks.size(); ++i) f.free(blocks[i]);
   f.heap->tidy();
   EXPECT_EQ(f.heap->usedSlots(), 0u);
   EXPECT_EQ(f.heap->dirtySlots(), 0u);

@@ -15,8 +15,10 @@
 #include <cstdlib>
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <random>
 #include <thread>
 #include <vector>
@@ -396,6 +398,50 @@ TEST(StrataHeap, AnOrphansMemoryIsReusedWarmOrGoesBackAtTheNextSweep) {
   h->free(p);
   for (void* q : first) h->free(q);
   for (void* q : second) h->free(q);
+}
+
+// A thread that frees what it allocated and goes quiet, alive, passes its memory on at once:
+// over its allowance its heap keeps no empty page (not even each class's current one), so
+// its segments empty wholly and go to the shared cache, and the next thread takes them warm.
+TEST(StrataHeap, AThreadThatFreedItsMemoryAndWentQuietPassesItOn) {
+  auto h = std::make_unique<StrataHeap>();
+  auto fill = [&](std::vector<void*>& objs) {
+    for (int i = 0; i < 80'000; ++i) {
+      objs.push_back(h->malloc(16 + (i % 64) * 8));
+      std::memset(objs.back(), 1, 16 + (i % 64) * 8);
+    }
+  };
+  std::mutex m;
+  std::condition_variable cv;
+  bool freed = false, done = false;
+  std::thread quiet([&] {
+    std::vector<void*> objs;
+    fill(objs);
+    std::shuffle(objs.begin(), objs.end(), std::mt19937(7));
+    for (void* p : objs) h->free(p);
+    std::unique_lock<std::mutex> lock(m);
+    freed = true;
+    cv.notify_all();
+    cv.wait(lock, [&] { return done; });  // alive, and no more calls of the heap
+  });
+  {
+    std::unique_lock<std::mutex> lock(m);
+    cv.wait(lock, [&] { return freed; });
+  }
+  const std::size_t heldBefore = h->stats().bytesFromSystem;
+  const long faultsBefore = minorFaults();
+  std::vector<void*> objs;
+  std::thread([&] { fill(objs); }).join();
+  // With the quiet heap's current pages kept, this took 3,800 faults and 10 MiB more.
+  EXPECT_LT(minorFaults() - faultsBefore, 2000) << "the quiet thread's segments were reused warm";
+  EXPECT_LE(h->stats().bytesFromSystem, heldBefore + (std::size_t{4} << 20));
+  for (void* p : objs) h->free(p);
+  {
+    std::lock_guard<std::mutex> lock(m);
+    done = true;
+  }
+  cv.notify_all();
+  quiet.join();
 }
 
 // Memory freed and allocated again within the delay is reused as it is: the heap's

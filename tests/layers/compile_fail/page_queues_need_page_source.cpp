@@ -1,6 +1,6 @@
 // PageQueues releases pages through its parent's purge policy (releasePage, maybePurge,
-// purgeAll), so it must sit on DelayedPurge, not directly on SegmentSlots: the composition
-// is rejected at the PageQueues line, naming the PageSource concept.
+// purgeAll, overAllowance), so it must sit on DelayedPurge, not directly on SegmentSlots:
+// the composition is rejected at the PageQueues line, naming the PageSource concept.
 // expect: [ (]PageSource<Super>\)? class strata::PageQueues[^A-Za-z].*satisfaction of
 // expect:  [^A-Za-z ]+PageSource<Super>[^A-Za-z ]+ .with Super = strata::SegmentSlots<
 // expect: |constraints not satisfied for class template .PageQueues. .with Classes =

@@ -71,6 +71,9 @@ class DelayedPurge : public Super {
     if (overAllowance() && now >= due_) purgeOlderThan(now);
   }
 
+  // Whether the heap holds more released memory than it keeps for good.
+  bool overAllowance() const noexcept { return Super::dirtySlots() > allowance(); }
+
   // Everything released goes back (malloc_trim, an orphan nobody adopted): Now drops the
   // resident size.
   void purgeAll(Decommit how) noexcept {
@@ -85,7 +88,6 @@ class DelayedPurge : public Super {
   std::uint64_t delay() const noexcept { return tunables().purgeDelayMs; }
 
   std::size_t allowance() const noexcept { return tunables().dirtySlots + Super::usedSlots() / 8; }
-  bool overAllowance() const noexcept { return Super::dirtySlots() > allowance(); }
 
   void purgeOlderThan(std::uint64_t now) noexcept {
     const std::uint64_t oldest = Super::decommitDirty(Decommit::Lazy, now - (now < delay() ? now : delay()));

@@ -105,15 +105,7 @@ class HugeObjectHeap : public Super {
   std::size_t getSize(void* p) const noexcept {
     if (p == nullptr) return 0;
     void* chunk = Super::chunkOf(p);
-    if (chunk == nullptr) return 0;
-    if (Super::ownsChunk(chunk)) return Super::getSizeIn(chunk, p);
-    auto* h = static_cast<Header*>(chunk);
-    if (h->kind != kHugeKind) {
-      if constexpr (OtherChunks<Super>) return Super::getSizeOther(chunk, p);
-      return 0;
-    }
-    if (addr(p) != addr(chunk) + h->objectOffset) return 0;
-    return Super::chunkSize(chunk) - h->objectOffset;
+    return chunk != nullptr ? sizeIn(chunk, p) : 0;
   }
 
   // n bytes aligned to align (a power of two up to 1 GiB); nullptr with errno = EINVAL for
@@ -139,17 +131,16 @@ class HugeObjectHeap : public Super {
   // a mapped chunk (moving would copy n bytes, making them resident, however few of them
   // the program ever touched).
   void* reallocInPlace(void* p, std::size_t n) noexcept {
-    const std::size_t usable = getSize(p);
+    void* chunk = p != nullptr ? Super::chunkOf(p) : nullptr;
+    if (chunk == nullptr) return nullptr;
+    const std::size_t usable = sizeIn(chunk, p);
     if (usable == 0) return nullptr;
-    void* chunk = Super::chunkOf(p);
+    const bool huge = !Super::ownsChunk(chunk) && static_cast<Header*>(chunk)->kind == kHugeKind;
     if constexpr (OtherChunks<Super>) {
-      if (!Super::ownsChunk(chunk) && static_cast<Header*>(chunk)->kind != kHugeKind) {
-        if (Super::resizeOther(chunk, p, n)) return p;
-        return n <= usable && n >= usable / 2 ? p : nullptr;
-      }
+      if (!huge && !Super::ownsChunk(chunk) && Super::resizeOther(chunk, p, n)) return p;
     }
     if (n > usable) return nullptr;
-    if (n > threshold_ && !Super::ownsChunk(chunk)) {
+    if (n > threshold_ && huge) {
       shrinkHuge(chunk, n);
       return p;
     }
@@ -212,6 +203,19 @@ class HugeObjectHeap : public Super {
   static_assert(sizeof(Header) <= kHeaderBytes);
 
   static std::uintptr_t addr(const void* p) noexcept { return reinterpret_cast<std::uintptr_t>(p); }
+
+  // Usable bytes from p to the end of its object in `chunk` (chunkOf(p)); 0 for pointers
+  // free ignores.
+  std::size_t sizeIn(void* chunk, void* p) const noexcept {
+    if (Super::ownsChunk(chunk)) return Super::getSizeIn(chunk, p);
+    auto* h = static_cast<Header*>(chunk);
+    if (h->kind != kHugeKind) {
+      if constexpr (OtherChunks<Super>) return Super::getSizeOther(chunk, p);
+      return 0;
+    }
+    if (addr(p) != addr(chunk) + h->objectOffset) return 0;
+    return Super::chunkSize(chunk) - h->objectOffset;
+  }
 
   // A cached chunk made to fit (grown, or its unneeded tail decommitted), else a new one;
   // *fresh (if asked) says it reads as zero.

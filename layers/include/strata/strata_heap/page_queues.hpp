@@ -14,7 +14,9 @@
 // one CAS; the first thread to free into it claims it in the same CAS and pushes it onto the
 // owner's reclaim stack, so memory held is bounded by live memory plus, per class, the pages
 // not yet refilled from. An empty page goes back to Super (the last one of a small class is
-// kept, so churn around zero does not thrash).
+// kept, so churn around zero does not thrash), except while the heap is over Super's
+// allowance of free memory: then no empty page is kept, so a thread that freed most of what
+// it had leaves whole segments empty for other threads.
 //
 // Fast paths: pop (two loads, two stores) and pushLocal; everything else is the owner's,
 // under its lock, except freeRemote.
@@ -43,10 +45,13 @@ struct QueuedPage : SizeClassPage {
 // What PageQueues needs of its parent: runs of slots as QueuedPages and their release.
 template <class S>
 concept PageSource = std::derived_from<typename S::PageType, QueuedPage> &&
-    requires(S& s, typename S::PageType* page, std::size_t n, typename S::Span& span) {
+    requires(S& s, const S& cs, typename S::PageType* page, std::size_t n, typename S::Span& span) {
   { s.takeSlots(n, n, span) } -> std::same_as<typename S::PageType*>;
   s.releasePage(page);
   s.maybePurge();
+  { cs.overAllowance() } -> std::same_as<bool>;
+  { s.source().nowMs() } -> std::same_as<std::uint64_t>;
+  { s.source().tunables().purgeDelayMs } -> std::convertible_to<std::uint64_t>;
   s.purgeAll(Decommit::Now);
   { s.source().addInUse(n) } -> std::same_as<void>;
   { S::SlotSize } -> std::convertible_to<std::size_t>;
@@ -103,6 +108,7 @@ class PageQueues : public Super {
     fresh = false;
     drainReclaim();
     Super::maybePurge();
+    if (shedding_ && !Super::overAllowance()) shedding_ = false;
     Queue& q = queue_[c];
     Page* carvable = nullptr;
     for (Page* page = q.first; page != nullptr;) {
@@ -144,7 +150,10 @@ class PageQueues : public Super {
       page->inFullList = false;
       pushBack(queue_[page->sizeClass], page);
     }
-    if (page->used == 0 && !page->inFullList) retire(page, true);
+    if (page->used == 0 && !page->inFullList) {
+      retire(page, !shedding_);
+      if (!shedding_ && Super::overAllowance()) shedKeptPages();
+    }
   }
 
   // Collects every page and releases the empty ones; then decommits everything free (Now:
@@ -205,6 +214,26 @@ class PageQueues : public Super {
     if (current_[c] != &emptyPage_) current_[c]->pinned = false;
     if (page != &emptyPage_ && c < ClassCount) page->pinned = true;
     current_[c] = page;
+  }
+
+  // The heap went over Super's allowance (it holds more free memory than it keeps): until a
+  // refill finds it within the allowance again, it keeps no empty page. Each small class's
+  // current page is unpinned (released now if empty, else when it empties) and the last page
+  // of a class is not kept, so a thread that freed most of its memory leaves whole segments
+  // empty, for Super to pass on to other threads, instead of one kept page in each. At most
+  // once per purge delay: a heap whose free memory hovers at the allowance does not lose its
+  // current pages over and over.
+  void shedKeptPages() noexcept {
+    const std::uint64_t now = Super::source().nowMs();
+    if (now < nextShed_) return;
+    nextShed_ = now + Super::source().tunables().purgeDelayMs;
+    shedding_ = true;
+    for (unsigned c = 0; c < ClassCount; ++c) {
+      Page* page = current_[c];
+      if (page == &emptyPage_) continue;
+      page->pinned = false;
+      if (page->used == 0) retire(page, false);
+    }
   }
 
   // Pops the block of page (class c); a large class's page, now full, is parked at once.
@@ -279,6 +308,8 @@ class PageQueues : public Super {
   Queue queue_[AllClasses];
   Queue full_;                                  // parked pages, every class
   std::atomic<QueuedPage*> reclaim_{nullptr};  // claimed pages handed back by others
+  bool shedding_ = false;                       // over the allowance: no empty page kept
+  std::uint64_t nextShed_ = 0;                  // no new episode of shedding before (ms)
 };
 
 }  // namespace strata
