@@ -400,6 +400,33 @@ TEST(StrataHeap, AnOrphansMemoryIsReusedWarmOrGoesBackAtTheNextSweep) {
   for (void* q : second) h->free(q);
 }
 
+// calloc's three ways: a block reused from the current page (cleared on the fast path), one
+// from a refill (cleared, or not when carved from memory that reads as zero), a huge one.
+TEST(StrataHeap, ZeroedBlocksReadAsZeroWhereverTheyComeFrom) {
+  auto h = std::make_unique<StrataHeap>();
+  for (std::size_t n : {std::size_t{1}, std::size_t{16}, std::size_t{100}, std::size_t{1000}, std::size_t{8000},
+                        std::size_t{16384}, std::size_t{20000}, std::size_t{300000}, std::size_t{40} << 20}) {
+    std::vector<void*> dirty;
+    for (int i = 0; i < 300; ++i) {
+      dirty.push_back(h->malloc(n));
+      std::memset(dirty.back(), 0xff, n);
+      if (n > (1u << 20) && i == 1) break;
+    }
+    for (void* p : dirty) h->free(p);
+    std::vector<void*> zeroed;
+    const std::size_t more = n > (1u << 20) ? 2 : 50;  // past the freed ones: refills
+    for (std::size_t i = 0; i < dirty.size() + more; ++i) {
+      auto* z = static_cast<unsigned char*>(h->mallocZeroed(n));
+      ASSERT_NE(z, nullptr);
+      for (std::size_t k = 0; k < n; k += (n > 4096 ? 509 : 1)) ASSERT_EQ(z[k], 0) << n << " at " << k;
+      ASSERT_EQ(z[n - 1], 0) << n;
+      std::memset(z, 0xee, n);
+      zeroed.push_back(z);
+    }
+    for (void* p : zeroed) h->free(p);
+  }
+}
+
 // A thread that frees what it allocated and goes quiet, alive, passes its memory on at once:
 // over its allowance its heap keeps no empty page (not even each class's current one), so
 // its segments empty wholly and go to the shared cache, and the next thread takes them warm.

@@ -83,11 +83,8 @@ class HugeObjectHeap : public Super {
 
   // n bytes that read as zero.
   void* mallocZeroed(std::size_t n) noexcept {
-    if (n <= threshold_) return Super::mallocZeroed(n);
-    bool fresh = false;
-    void* p = mallocHuge(n, Alignment, &fresh);
-    if (p != nullptr && !fresh) clearReused(p, n);
-    return p;
+    if (n <= Super::MaxSmall || n <= threshold_) [[likely]] return Super::mallocZeroed(n);
+    return mallocHugeZeroed(n);
   }
 
   void free(void* p) noexcept {
@@ -215,6 +212,14 @@ class HugeObjectHeap : public Super {
     }
     if (addr(p) != addr(chunk) + h->objectOffset) return 0;
     return Super::chunkSize(chunk) - h->objectOffset;
+  }
+
+  // calloc of a huge object: a cached chunk is cleared, a new one reads as zero.
+  [[gnu::noinline]] void* mallocHugeZeroed(std::size_t n) noexcept {
+    bool fresh = false;
+    void* p = mallocHuge(n, Alignment, &fresh);
+    if (p != nullptr && !fresh) clearReused(p, n);
+    return p;
   }
 
   // A cached chunk made to fit (grown, or its unneeded tail decommitted), else a new one;

@@ -110,25 +110,15 @@ class ThreadBoundHeap : public Super {
   }
 
   // n zeroed bytes (n <= MaxSize); a block carved from memory that reads as zero is not
-  // cleared again.
+  // cleared again. Fast path: malloc's, then the clearing (the slow path, which knows
+  // whether the block is fresh, is a call of its own, so this one needs no stack frame).
   void* mallocZeroed(std::size_t n) noexcept {
     const unsigned c = Local::classOf(n);
-    bool fresh = false;
-    void* b;
     Bound* h = localHeap();
     if (h != nullptr) [[likely]] {
-      b = h->pop(c);
-      if (b == nullptr) b = mallocSlow(h, c, &fresh);
-    } else {
-      b = mallocShared(c, &fresh);
+      if (void* b = h->pop(c)) [[likely]] return std::memset(b, 0, n);
     }
-    if (b == nullptr) return nullptr;
-    if (fresh) {
-      *static_cast<void**>(b) = nullptr;  // only the free-list link was written
-    } else {
-      std::memset(b, 0, n);
-    }
-    return b;
+    return mallocZeroedSlow(h, c, n);
   }
 
   // Whether a chunk of Super is one of this heap's segments.
@@ -276,6 +266,18 @@ class ThreadBoundHeap : public Super {
     if (b == nullptr) errno = ENOMEM;
     if (sweep) sweepQuietHeaps();
     return b;
+  }
+
+  // mallocZeroed when the current page is dry or the thread has no heap of its own.
+  [[gnu::noinline]] void* mallocZeroedSlow(Bound* h, unsigned c, std::size_t n) noexcept {
+    bool fresh = false;
+    void* b = h != nullptr ? mallocSlow(h, c, &fresh) : mallocShared(c, &fresh);
+    if (b == nullptr) return nullptr;
+    if (fresh) {
+      *static_cast<void**>(b) = nullptr;  // only the free-list link was written
+      return b;
+    }
+    return std::memset(b, 0, n);
   }
 
   // Threads past their exit destructor share one heap behind its lock.
