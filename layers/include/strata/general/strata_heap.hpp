@@ -32,6 +32,7 @@
 #include "strata/strata_heap/delayed_purge.hpp"
 #include "strata/strata_heap/huge_object_heap.hpp"
 #include "strata/strata_heap/large_span_heap.hpp"
+#include "strata/strata_heap/medium_tier.hpp"
 #include "strata/strata_heap/page_queues.hpp"
 #include "strata/strata_heap/segment_cache.hpp"
 #include "strata/strata_heap/segment_slots.hpp"
@@ -41,10 +42,30 @@
 
 namespace strata {
 
+// The medium tier's bounds within Classes, and its regions' length in slots (about
+// kStrataRegionBytes, at most half a segment).
+template <SizeClasses Classes>
+constexpr std::size_t strataMediumTo() noexcept {
+  return kStrataSpanMin < Classes::MaxClassSize ? kStrataSpanMin : Classes::MaxClassSize;
+}
+template <SizeClasses Classes>
+constexpr std::size_t strataMediumFrom() noexcept {
+  return kStrataMediumFrom < strataMediumTo<Classes>() ? kStrataMediumFrom : strataMediumTo<Classes>();
+}
+template <std::size_t SegmentSize, unsigned SlotBits>
+constexpr std::size_t strataRegionSlots() noexcept {
+  const std::size_t half = (SegmentSize >> SlotBits) / 2;
+  const std::size_t n = kStrataRegionBytes >> SlotBits;
+  return n == 0 ? 1 : n > half ? half : n;
+}
+
 // The per-thread heap over a process-wide Source, with Classes for small objects.
 template <class Source, SizeClasses Classes = FineSizeClasses<kStrataClassShift>,
           unsigned SlotBits = kStrataSlotBits>
-using StrataLocalHeap = PageQueues<Classes, DelayedPurge<SegmentSlots<Source, QueuedPage, SlotBits>>>;
+using StrataLocalHeap = MediumTier<
+    Classes, PageQueues<Classes, DelayedPurge<SegmentSlots<Source, QueuedPage, SlotBits>>>,
+    strataMediumFrom<Classes>(), strataMediumTo<Classes>(),
+    strataRegionSlots<Source::SegmentSize, SlotBits>()>;
 
 // The whole allocator over an OS segment heap.
 template <class Segments = SegmentHeap<kStrataSegmentShift>,

@@ -83,6 +83,11 @@ class PageQueues : public Super {
   // Fast path: a block of class c from the current page, or nullptr (then refill).
   void* pop(unsigned c) noexcept { return current_[c]->pop(); }
 
+  // Usable bytes from p (handed out from page) to the end of its block.
+  static std::size_t usableFrom(const Page* page, const void* p) noexcept {
+    return page->usableFrom(const_cast<void*>(p));
+  }
+
   // Fast path: the owner gives block b of page back; true when the slow path must follow
   // (a page other than a small class's current one emptied, or the page was parked):
   // freeLocalSlow under the owner's lock. A current page that empties stays (as the last
@@ -177,6 +182,13 @@ class PageQueues : public Super {
     }
   }
 
+ protected:
+  // A layer above serves class c itself: pop takes from front's free list, and the layer's
+  // refill (not this one's) fills it. front holds no blocks of its own (reserved == 0).
+  void setFront(unsigned c, Page* front) noexcept { current_[c] = front; }
+  // Over the allowance: the heap keeps no empty memory (see shedKeptPages).
+  bool shedding() const noexcept { return shedding_; }
+
  private:
   struct Queue {
     Page* first = nullptr;
@@ -230,7 +242,7 @@ class PageQueues : public Super {
     shedding_ = true;
     for (unsigned c = 0; c < ClassCount; ++c) {
       Page* page = current_[c];
-      if (page == &emptyPage_) continue;
+      if (page == &emptyPage_ || page->reserved == 0) continue;  // a layer's front, not a page
       page->pinned = false;
       if (page->used == 0) retire(page, false);
     }

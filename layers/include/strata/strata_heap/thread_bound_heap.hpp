@@ -46,12 +46,20 @@ concept ThreadLocalHeap = std::constructible_from<L, Source&> &&
   { l.pop(c) } -> std::same_as<void*>;
   { l.refill(c, fresh) } -> std::same_as<void*>;
   { L::pushLocal(page, p) } -> std::same_as<bool>;
+  { L::usableFrom(page, p) } -> std::same_as<std::size_t>;
   l.freeLocalSlow(page);
   L::freeRemote(&l, page, p);
   l.tidy(Decommit::Now);
   l.purgeIfDue(t);
   { L::segmentOf(p) } -> std::same_as<typename L::Segment*>;
   { L::MaxSize } -> std::convertible_to<std::size_t>;
+};
+
+// A per-thread heap that places some classes' aligned blocks itself (MediumTier).
+template <class L>
+concept PlacesAligned = requires(L& l, unsigned c, std::size_t n) {
+  { L::placesAligned(c) } -> std::same_as<bool>;
+  { l.mallocAligned(n, n) } -> std::same_as<void*>;
 };
 
 // What ThreadBoundHeap needs of the process-wide source: records for per-thread heaps, the
@@ -144,12 +152,15 @@ class ThreadBoundHeap : public Super {
     const Page* page = Local::pageAt(seg, p);
     if (page == nullptr || static_cast<const std::byte*>(p) < page->start) return 0;
     if (page->reserved == 1 && p != page->start && !page->hasAligned) return 0;
-    return page->usableFrom(const_cast<void*>(p));
+    return Local::usableFrom(page, p);
   }
 
   // need (>= n + align - 16, at most MaxSize) bytes, handing out the block's first address
   // aligned to align; the page is marked so free and getSize find the block's start.
   void* mallocAlignedIn(std::size_t align, std::size_t need) noexcept {
+    if constexpr (PlacesAligned<Local>) {
+      if (Local::placesAligned(Local::classOf(need))) return mallocAlignedByLocal(align, need);
+    }
     void* b = malloc(need);
     if (b == nullptr) return nullptr;
     void* q = reinterpret_cast<void*>(detail::align_up(reinterpret_cast<std::uintptr_t>(b), align));
@@ -278,6 +289,20 @@ class ThreadBoundHeap : public Super {
       return b;
     }
     return std::memset(b, 0, n);
+  }
+
+  // A class whose blocks Local places at an alignment itself (a tier in front of the pages).
+  [[gnu::noinline]] void* mallocAlignedByLocal(std::size_t align, std::size_t need) noexcept {
+    Bound* h = localHeap();
+    if (h == nullptr) h = shared_;
+    void* b = nullptr;
+    if (h != nullptr) {
+      h->lock.lock();
+      b = h->mallocAligned(align, need);
+      h->lock.unlock();
+    }
+    if (b == nullptr) errno = ENOMEM;
+    return b;
   }
 
   // Threads past their exit destructor share one heap behind its lock.

@@ -68,6 +68,10 @@ inline constexpr unsigned kStrataSegmentShift = 22;
 inline constexpr unsigned kStrataSlotBits = 16;
 // log2 of the size classes per power of two: 8 classes, at most 12.5 % rounding.
 inline constexpr unsigned kStrataClassShift = 3;
+// Requests from this many bytes up to kStrataSpanMin are medium: best-fit blocks in each
+// thread's coalescing regions (MediumTier, medium_tier.hpp), of about kStrataRegionBytes.
+inline constexpr std::size_t kStrataMediumFrom = 512;
+inline constexpr std::size_t kStrataRegionBytes = std::size_t{1} << 20;
 // Requests above this many bytes are spans (LargeSpanHeap) rather than size-class blocks.
 inline constexpr std::size_t kStrataSpanMin = std::size_t{16} << 10;
 
