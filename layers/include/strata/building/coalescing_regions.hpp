@@ -77,6 +77,16 @@ class CoalescingRegions {
   // Usable bytes of the block handed out at p.
   static std::size_t usable(const void* p) noexcept { return sizeOf(tagOf(p)) - TagBytes; }
 
+  // A block in use may carry a label (0..65535; 0 when handed out) for its owner: MediumTier
+  // keeps the front cache a block belongs to there.
+  static void setLabel(void* p, unsigned label) noexcept {
+    Tag* t = tagOf(p);
+    t->bits = (t->bits & kLowBits) | (std::size_t{label} << kLabelShift);
+  }
+  static unsigned labelOf(const void* p) noexcept {
+    return static_cast<unsigned>(tagOf(p)->bits >> kLabelShift);
+  }
+
   // Whether p looks like a block in use of region r (a cheap check against stray frees).
   static bool plausible(const Region* r, const void* p) noexcept {
     const auto* b = static_cast<const std::byte*>(p);
@@ -92,7 +102,7 @@ class CoalescingRegions {
   // is found by the caller from the address (regionOf).
   void* allocate(std::size_t n, Region* (*regionOf)(void*)) noexcept {
     const std::size_t need = blockFor(n);
-    const unsigned from = ceilBin(need);
+    const unsigned from = ceilBin(need - TagBytes);
     const int bin = firstBinFrom(from);
     if (bin < 0) return nullptr;
     Free* f = heads_[bin];
@@ -149,7 +159,7 @@ class CoalescingRegions {
     if ((t->bits & kPrevInUse) == 0) {
       const std::size_t ps = t->prevSize;
       t = reinterpret_cast<Tag*>(reinterpret_cast<std::byte*>(t) - ps);
-      unlink(reinterpret_cast<Free*>(t), floorBin(ps));
+      unlink(reinterpret_cast<Free*>(t), binOf(ps));
       recommit(t);
       s += ps;
     }
@@ -160,7 +170,7 @@ class CoalescingRegions {
     }
     if ((next->bits & kInUse) == 0) {
       const std::size_t ns = sizeOf(next);
-      unlink(reinterpret_cast<Free*>(next), floorBin(ns));
+      unlink(reinterpret_cast<Free*>(next), binOf(ns));
       recommit(next);
       s += ns;
       next = at(t, s);
@@ -180,7 +190,7 @@ class CoalescingRegions {
     const std::size_t s = sizeOf(t);
     const auto lead = static_cast<std::size_t>(static_cast<std::byte*>(q) - static_cast<std::byte*>(p));
     Tag* nt = at(t, lead);
-    nt->bits = (s - lead) | kInUse;  // previous (the lead) is free
+    nt->bits = (s - lead) | kInUse;  // previous (the lead) is free; no label
     t->bits = lead | kInUse | (t->bits & kPrevInUse);
     nt->prevSize = lead;             // written again by release; kept valid for the lead
     ++r->liveBlocks;                 // two blocks now; release frees the lead
@@ -257,8 +267,10 @@ class CoalescingRegions {
     }
   }
 
-  // The bin of a block of s bytes (the largest bin whose smallest size is at most s), and
-  // the smallest size of bin b.
+  // Bins are by usable bytes (a block's size less its tag), so a block freed by one request
+  // serves the next request of the same size from the first bin looked at. The bin of a
+  // block of s usable bytes (the largest bin whose smallest size is at most s), and the
+  // smallest size of bin b.
   static constexpr unsigned floorBin(std::size_t s) noexcept {
     if (s < 128) return static_cast<unsigned>(s >> 4);
     const unsigned e = static_cast<unsigned>(std::bit_width(s)) - 1;
@@ -288,12 +300,16 @@ class CoalescingRegions {
   };
   static_assert(sizeof(Tag) == TagBytes && sizeof(Free) == MinBlock);
   static constexpr std::size_t kInUse = 1, kPrevInUse = 2, kPurged = 4, kFlags = 15;
+  static constexpr unsigned kLabelShift = 48;
+  static constexpr std::size_t kLowBits = (std::size_t{1} << kLabelShift) - 1;
+
+  static unsigned binOf(std::size_t blockBytes) noexcept { return floorBin(blockBytes - TagBytes); }
 
   static Tag* tagOf(const void* p) noexcept {
     return reinterpret_cast<Tag*>(const_cast<std::byte*>(static_cast<const std::byte*>(p)) - TagBytes);
   }
   static void* payload(Tag* t) noexcept { return reinterpret_cast<std::byte*>(t) + TagBytes; }
-  static std::size_t sizeOf(const Tag* t) noexcept { return t->bits & ~kFlags; }
+  static std::size_t sizeOf(const Tag* t) noexcept { return t->bits & kLowBits & ~kFlags; }
   static Tag* at(Tag* t, std::size_t off) noexcept {
     return reinterpret_cast<Tag*>(reinterpret_cast<std::byte*>(t) + off);
   }
@@ -330,7 +346,7 @@ class CoalescingRegions {
 
   void insert(Tag* t) noexcept {
     auto* f = reinterpret_cast<Free*>(t);
-    const unsigned b = floorBin(sizeOf(t));
+    const unsigned b = binOf(sizeOf(t));
     f->prev = nullptr;
     f->next = heads_[b];
     if (f->next != nullptr) f->next->prev = f;

@@ -113,7 +113,7 @@ class PageQueues : public Super {
     fresh = false;
     drainReclaim();
     Super::maybePurge();
-    if (shedding_ && !Super::overAllowance()) shedding_ = false;
+    endShedding();
     Queue& q = queue_[c];
     Page* carvable = nullptr;
     for (Page* page = q.first; page != nullptr;) {
@@ -188,6 +188,10 @@ class PageQueues : public Super {
   void setFront(unsigned c, Page* front) noexcept { current_[c] = front; }
   // Over the allowance: the heap keeps no empty memory (see shedKeptPages).
   bool shedding() const noexcept { return shedding_; }
+  // A refill: the episode of shedding ends once the heap is within its allowance again.
+  void endShedding() noexcept {
+    if (shedding_ && !Super::overAllowance()) shedding_ = false;
+  }
 
  private:
   struct Queue {

@@ -55,9 +55,13 @@ concept ThreadLocalHeap = std::constructible_from<L, Source&> &&
   { L::MaxSize } -> std::convertible_to<std::size_t>;
 };
 
-// A per-thread heap that places some classes' aligned blocks itself (MediumTier).
+// A per-thread heap with a tier of its own in front of the pages (MediumTier): its regions
+// are marked as one-block pages (reserved == 1) that isTierPage tells apart; the owner frees
+// into the tier's front caches (cacheFree), and the tier places its classes' aligned blocks.
 template <class L>
-concept PlacesAligned = requires(L& l, unsigned c, std::size_t n) {
+concept TieredLocalHeap = requires(L& l, const typename L::Page* page, unsigned c, std::size_t n, void* p) {
+  { L::isTierPage(page) } -> std::same_as<bool>;
+  { l.cacheFree(p) } -> std::same_as<bool>;
   { L::placesAligned(c) } -> std::same_as<bool>;
   { l.mallocAligned(n, n) } -> std::same_as<void*>;
 };
@@ -137,7 +141,10 @@ class ThreadBoundHeap : public Super {
     auto* seg = static_cast<Segment*>(chunk);
     Page* page = Local::pageAt(seg, p);
     if (page == nullptr || static_cast<std::byte*>(p) < page->start) [[unlikely]] return;
-    if (page->reserved == 1 && p != page->start && !page->hasAligned) [[unlikely]] return;
+    if (page->reserved == 1) [[unlikely]] {  // a large class's one block, or a tier's region
+      if (isTierPage(page)) return freeTier(seg, page, p);
+      if (p != page->start && !page->hasAligned) return;
+    }
     void* b = page->blockOf(p);
     if (detail::heapBinding.instance == id_ && static_cast<void*>(seg->owner) == detail::heapBinding.heap) [[likely]] {
       if (Local::pushLocal(page, b)) [[unlikely]] freeLocalSlow(seg, page);
@@ -151,14 +158,14 @@ class ThreadBoundHeap : public Super {
     auto* seg = static_cast<Segment*>(chunk);
     const Page* page = Local::pageAt(seg, p);
     if (page == nullptr || static_cast<const std::byte*>(p) < page->start) return 0;
-    if (page->reserved == 1 && p != page->start && !page->hasAligned) return 0;
+    if (page->reserved == 1 && p != page->start && !page->hasAligned && !isTierPage(page)) return 0;
     return Local::usableFrom(page, p);
   }
 
   // need (>= n + align - 16, at most MaxSize) bytes, handing out the block's first address
   // aligned to align; the page is marked so free and getSize find the block's start.
   void* mallocAlignedIn(std::size_t align, std::size_t need) noexcept {
-    if constexpr (PlacesAligned<Local>) {
+    if constexpr (TieredLocalHeap<Local>) {
       if (Local::placesAligned(Local::classOf(need))) return mallocAlignedByLocal(align, need);
     }
     void* b = malloc(need);
@@ -207,6 +214,25 @@ class ThreadBoundHeap : public Super {
   static constexpr std::uint64_t kNever = ~std::uint64_t{0};
 
   static Bound* boundOf(Segment* seg) noexcept { return static_cast<Bound*>(seg->owner); }
+
+  static bool isTierPage(const Page* page) noexcept {
+    if constexpr (TieredLocalHeap<Local>) return Local::isTierPage(page);
+    else return false;
+  }
+
+  // A block of a tier's region: the owner keeps it in the tier's front cache while there is
+  // room, else hands it to the region (a local push, the slow path every few); any other
+  // thread pushes it onto the region's thread-free list.
+  void freeTier(Segment* seg, Page* page, void* p) noexcept {
+    if constexpr (TieredLocalHeap<Local>) {
+      if (detail::heapBinding.instance == id_ && static_cast<void*>(seg->owner) == detail::heapBinding.heap) {
+        if (boundOf(seg)->cacheFree(p)) return;
+        if (Local::pushLocal(page, p)) freeLocalSlow(seg, page);
+        return;
+      }
+      Local::freeRemote(boundOf(seg), page, p);
+    }
+  }
   static Owner* ownerOf(void* heap) noexcept { return static_cast<Owner*>(heap); }
   static Segment* segmentHolding(void* b) noexcept {
     return reinterpret_cast<Segment*>(reinterpret_cast<std::uintptr_t>(b) & ~(Local::SegmentSize - 1));
