@@ -14,10 +14,11 @@
 // touched), and a block freed next to the top lowers the top. So two free blocks are never
 // neighbours, and no free block borders the top.
 //
-// Bins: 8 per power of two of the block size (16-byte steps below 128 B), 128 in all, with a
-// two-word bitmap of the non-empty ones. A request takes the first block of the first
-// non-empty bin whose smallest size fits (good fit, O(1)); the rest of the block, if it can
-// hold a block, goes back to its bin.
+// Bins: 8 per power of two of the usable size (16-byte steps below 128 B), 128 in all, with
+// a two-word bitmap of the non-empty ones. A request takes the first block of the first
+// non-empty bin whose smallest size fits (good fit, O(1)), after a look at a few blocks of
+// the bin below when its size falls between two bins' smallest; the rest of the block, if
+// it can hold a block, goes back to its bin.
 //
 // Memory back: purgeFree decommits the whole pages inside free blocks (marked so, and
 // counted as committed again when the block is reused or joined), purgeTop those above a
@@ -45,6 +46,7 @@ class CoalescingRegions {
     std::byte* top;        // the first byte not carved
     std::byte* end;        // the region's end
     std::byte* committed;  // bytes from here to the end are decommitted (page-aligned)
+    std::byte* zeroFrom;   // bytes from here to the end were never carved and read as zero
     std::size_t liveBytes; // bytes in blocks in use (tags included)
     std::size_t liveBlocks;
   };
@@ -54,13 +56,15 @@ class CoalescingRegions {
   static constexpr std::size_t RegionHeaderBytes = detail::align_up(sizeof(Region), std::size_t{16});
   static constexpr unsigned BinCount = 128;
 
-  // Makes [area, area + bytes) a region with nothing carved. area is 16-byte aligned.
-  static Region* makeRegion(std::byte* area, std::size_t bytes) noexcept {
+  // Makes [area, area + bytes) a region with nothing carved (zero: it reads as zero, so
+  // carve can say a block is). area is 16-byte aligned.
+  static Region* makeRegion(std::byte* area, std::size_t bytes, bool zero = false) noexcept {
     auto* r = reinterpret_cast<Region*>(area);
     r->first = area + RegionHeaderBytes;
     r->top = r->first;
     r->end = area + (bytes & ~std::size_t{15});
     r->committed = r->end;
+    r->zeroFrom = zero ? r->first : r->end;
     r->liveBytes = 0;
     r->liveBlocks = 0;
     return r;
@@ -103,10 +107,26 @@ class CoalescingRegions {
   void* allocate(std::size_t n, Region* (*regionOf)(void*)) noexcept {
     const std::size_t need = blockFor(n);
     const unsigned from = ceilBin(need - TagBytes);
-    const int bin = firstBinFrom(from);
-    if (bin < 0) return nullptr;
-    Free* f = heads_[bin];
-    unlink(f, static_cast<unsigned>(bin));
+    Free* f = nullptr;
+    unsigned bin = from;
+    const unsigned below = from - 1;  // a size between two bins' smallest: look at a few there
+    if (from > 0 && binSize(from) != need - TagBytes && heads_[below] != nullptr) {
+      Free* g = heads_[below];
+      for (int k = 0; k < 8 && g != nullptr; ++k, g = g->next) {
+        if (sizeOf(&g->tag) >= need) {
+          f = g;
+          bin = below;
+          break;
+        }
+      }
+    }
+    if (f == nullptr) {
+      const int found = firstBinFrom(from);
+      if (found < 0) return nullptr;
+      bin = static_cast<unsigned>(found);
+      f = heads_[bin];
+    }
+    unlink(f, bin);
     auto* t = reinterpret_cast<Tag*>(f);
     const std::size_t have = sizeOf(t);
     recommit(t);
@@ -127,12 +147,15 @@ class CoalescingRegions {
     return payload(t);
   }
 
-  // A block of at least n usable bytes from region r's top, or nullptr without room.
-  void* carve(Region* r, std::size_t n) noexcept {
+  // A block of at least n usable bytes from region r's top, or nullptr without room; zero
+  // says whether it reads as zero (never carved before in a region made zero).
+  void* carve(Region* r, std::size_t n, bool* zero = nullptr) noexcept {
     const std::size_t need = blockFor(n);
     if (static_cast<std::size_t>(r->end - r->top) < need) return nullptr;
     auto* t = reinterpret_cast<Tag*>(r->top);
+    if (zero != nullptr) *zero = r->top + TagBytes >= r->zeroFrom;
     r->top += need;
+    if (r->top > r->zeroFrom) r->zeroFrom = r->top;
     if (r->top > r->committed) {
       auto* to = reinterpret_cast<std::byte*>(platform::pageAlignUp(reinterpret_cast<std::size_t>(r->top)));
       recommitted_ += static_cast<std::size_t>(to - r->committed);

@@ -8,25 +8,33 @@
 // medium size.
 //
 // Layout: a region is a run of RegionSlots slots taken from Super like a page; its page
-// descriptor is marked kRegionClass and holds no blocks of its own. The fast paths are
-// PageQueues' unchanged:
-//   - malloc pops from the class's front cache: a page descriptor of this layer, installed as
-//     the class's current page, whose free list holds blocks of that class;
-//   - the owner's free pushes onto the region descriptor's free list, and another thread's
-//     free onto its thread-free list (one CAS; a region is never parked). The descriptor's
-//     `used` counts down from kDrainEvery, so every kDrainEvery frees by the owner take the
-//     slow path (freeLocalSlow) and the region's pending blocks are taken in.
-// Slow path (refill of a medium class, under the owner's lock): every region's pending
-// blocks go to the front cache of their class while it has room (limit), else back into
-// their region, joined with free neighbours; then the class's cache, then a batch from the
-// bins, the regions' tops and, after the caches are emptied into the regions, a new region.
-// A region that empties goes back to Super (the last one is kept). tidy and purgeAll (thread
-// exit, trim, sweeps of orphans) empty the caches, release empty regions and drop the pages
-// above each region's top.
+// descriptor is marked kRegionClass and reserved == 1 (as a large class's page), so
+// ThreadBoundHeap's test for those sends its frees here at no cost to small blocks.
+//   - malloc pops from the class's front cache: a page descriptor of this layer, installed
+//     as the class's current page (PageQueues::setFront), whose free list holds blocks of
+//     that class. PageQueues' fast path, unchanged.
+//   - The owner's free puts the block in the front cache its tag's label names while that
+//     has room (its capacity: 8 blocks for classes up to 1 KiB, one up to 2 KiB, none above,
+//     and none while the heap sheds memory); else it pushes it onto the region descriptor's
+//     free list, whose `used` counts down to the slow path (freeLocalSlow) after kDrainEvery
+//     frees, or fewer when fewer blocks are out, so the free of a region's last block finds
+//     it empty. Another thread's free pushes onto the region's thread-free list (one CAS; a
+//     region is never parked).
+// Slow path (a refill of a medium class, under the owner's lock): every region's pending
+// blocks go to their front cache while it has room, else back into their region, joined
+// with free neighbours; then the class's cache, then one block from the bins, a region's
+// top, or (after the caches are emptied into the regions) a new region.
+// A region that empties goes back to Super (the last one is kept, except while shedding).
+// Free memory in the bins beyond an allowance is purged after the purge delay; tidy and
+// purgeAll (thread exit, trim, sweeps of orphans) take pending blocks in and release empty
+// regions, and with Decommit::Now also empty the caches and decommit the whole pages of
+// free blocks and above each region's top.
 //
 // Aligned requests of medium classes are placed in a block with a free lead (startAt), so
 // every address handed out is a block's start.
 #pragma once
+#include <atomic>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 
@@ -73,6 +81,27 @@ class MediumTier : public Super {
     return true;
   }
 
+  // The owner's free of p when its cache is full: onto its region's list, the region marked
+  // for the next refill; true when the region's countdown ran out (then freeLocalSlow).
+  bool pendLocal(Page* page, void* p) noexcept {
+    localMarks_ |= markOf(page);
+    return Super::pushLocal(page, p);
+  }
+
+  // Any other thread's free of p: onto the region's thread-free list (one CAS); the thread
+  // that finds the list empty marks the region for the owner's next refill.
+  static void freeRemoteTier(MediumTier* owner, Page* page, void* p) noexcept {
+    auto* b = static_cast<typename Page::Block*>(p);
+    const std::uint64_t mark = markOf(page);  // before the push: then the region may go
+    std::uintptr_t old = page->threadFree.load(std::memory_order_relaxed);
+    do {
+      b->next = reinterpret_cast<typename Page::Block*>(old & ~Page::kStateMask);
+    } while (!page->threadFree.compare_exchange_weak(
+        old, reinterpret_cast<std::uintptr_t>(b) | (old & Page::kStateMask), std::memory_order_acq_rel,
+        std::memory_order_relaxed));
+    if ((old & ~Page::kStateMask) == 0) owner->remoteMarks_.fetch_or(mark, std::memory_order_acq_rel);
+  }
+
   // Usable bytes from p (handed out from page) to the end of its block.
   static std::size_t usableFrom(const Page* page, const void* p) noexcept {
     if (page->sizeClass == kRegionClass) [[unlikely]] return CoalescingRegions::usable(p);
@@ -86,15 +115,15 @@ class MediumTier : public Super {
       if (limitsCut_ && !Super::shedding()) setLimits(true);
       return b;
     }
-    fresh = false;
     Super::endShedding();
     if (limitsCut_ && !Super::shedding()) setLimits(true);
-    takeInPending();
+    takeInMarked();
     maybePurgeTier();
     Page& f = front(c);
+    fresh = false;
     if (void* b = f.pop()) return b;
     const std::size_t size = Classes::class2size(c);
-    void* b = take(size);
+    void* b = take(size, &fresh);
     if (b != nullptr) Regions::setLabel(b, c - FirstClass + 1);
     settle();
     return b;
@@ -112,7 +141,7 @@ class MediumTier : public Super {
 
   // Another thread's sweep, under the owner's lock: free blocks due are purged too.
   void purgeIfDue(std::uint64_t now) noexcept {
-    if (tierDue_ != kNever && now >= tierDue_) purgeTier(now);
+    if (tierDue_ != kNever && now >= tierDue_) purgeTier();
     Super::purgeIfDue(now);
   }
 
@@ -151,10 +180,11 @@ class MediumTier : public Super {
   static constexpr std::uint64_t kNever = ~std::uint64_t{0};
   static constexpr std::size_t kCacheBytes = std::size_t{2} << 10;
 
-  // Blocks a class's front cache holds at most: kCacheBytes of them, at most 8 (none for
-  // classes above kCacheBytes). Each thread's caches hold blocks no other size can use, so
-  // they are kept small: with 32 KiB a class, a 4-thread server held 55 % over its live
-  // bytes instead of 30 %.
+  // Blocks a class's front cache holds at most: 8 up to half of kCacheBytes, one up to
+  // kCacheBytes, none above. Each thread's caches hold blocks no other size can use (what
+  // the tier is for), so they are kept for the classes whose malloc cost counts most
+  // against the bytes the program then touches; docs/layers/strata-heap.md has how the
+  // sizes were chosen.
   static constexpr unsigned limit(unsigned c) noexcept {
     const std::size_t size = Classes::class2size(c);
     return size <= kCacheBytes / 2 ? 8u : size <= kCacheBytes ? 1u : 0u;
@@ -175,19 +205,20 @@ class MediumTier : public Super {
   static Region* regionOf(const Page* page) noexcept { return reinterpret_cast<Region*>(page->start); }
   static Region* regionOfBlock(void* p) noexcept { return regionOf(pageOf(p)); }
 
-  // A block of n usable bytes: the bins, a region's top, then a new region.
-  void* take(std::size_t n) noexcept {
+  // A block of n usable bytes: the bins, a region's top, then a new region; zero says
+  // whether it reads as zero.
+  void* take(std::size_t n, bool* zero = nullptr) noexcept {
     if (void* b = bins_.allocate(n, &regionOfBlock)) return b;
-    if (void* b = carve(n)) return b;
+    if (void* b = carve(n, zero)) return b;
     if (cachedBytes() != 0) {  // what the caches hold may be joined into a fit
       flushCaches();
       if (void* b = bins_.allocate(n, &regionOfBlock)) return b;
     }
     Page* page = newRegion();
-    return page == nullptr ? nullptr : carve(n);
+    return page == nullptr ? nullptr : carve(n, zero);
   }
 
-  void* carve(std::size_t n) noexcept {
+  void* carve(std::size_t n, bool* zero) noexcept {
     if (carving_ == nullptr || !Regions::hasRoom(regionOf(carving_), n)) {
       Page* room = nullptr;
       for (Page* p = regions_; p != nullptr; p = next(p)) {
@@ -201,7 +232,7 @@ class MediumTier : public Super {
     }
     Region* r = regionOf(carving_);
     std::byte* before = r->top;
-    void* b = bins_.carve(r, n);
+    void* b = bins_.carve(r, n, zero);
     Super::source().addInUse(static_cast<std::size_t>(r->top - before));
     return b;
   }
@@ -211,13 +242,21 @@ class MediumTier : public Super {
     Page* page = Super::takeSlots(RegionSlots, 1, span);
     if (page == nullptr) return nullptr;
     page->init(span.area, span.bytes, 16, kRegionClass);
+    // Its index for the marks: one of 63 bits, the last one shared by any further regions.
+    const std::uint64_t freeIndexes = ~usedIndexes_ & (kShared - 1);
+    const unsigned index = freeIndexes == 0 ? 63u : static_cast<unsigned>(std::countr_zero(freeIndexes));
+    page->blockSize = index;
+    if (index < 63) {
+      usedIndexes_ |= std::uint64_t{1} << index;
+      byIndex_[index] = page;
+    }
     page->reserved = 1;  // looks like a large class's page: ThreadBoundHeap's check of those sends its frees here
     page->used = 1;
     page->pinned = false;
     page->inFullList = false;
     page->zeroTail = false;
     page->reclaimNext = nullptr;
-    Regions::makeRegion(span.area, span.bytes);
+    Regions::makeRegion(span.area, span.bytes, span.zero);
     page->prev = nullptr;
     page->next = regions_;
     if (regions_ != nullptr) regions_->prev = page;
@@ -228,36 +267,41 @@ class MediumTier : public Super {
   }
 
   // Region page is empty: back to Super, unless it is the last one (keepLast).
-  void dropIfEmpty(Page* page, bool keepLast) noexcept {
+  // Returns true when the region went: its descriptor and memory are Super's from then on.
+  bool dropIfEmpty(Page* page, bool keepLast) noexcept {
     Region* r = regionOf(page);
-    if (!Regions::isEmpty(r) || (keepLast && regionCount_ == 1)) return;
+    if (!Regions::isEmpty(r) || (keepLast && regionCount_ == 1)) return false;
     if (page->free != nullptr || (page->threadFree.load(std::memory_order_acquire) & ~Page::kStateMask) != 0)
-      return;  // stray frees wait to be taken in
+      return false;  // stray frees wait to be taken in
     if (page->prev != nullptr) page->prev->next = page->next; else regions_ = next(page);
     if (page->next != nullptr) page->next->prev = page->prev;
     page->next = page->prev = nullptr;
     --regionCount_;
+    if (page->blockSize < 63) {
+      usedIndexes_ &= ~(std::uint64_t{1} << page->blockSize);
+      byIndex_[page->blockSize] = nullptr;
+    }
     if (carving_ == page) carving_ = nullptr;
     Super::source().commit(Regions::uncut(r));  // its slots go back counted whole
     Super::releasePage(page);
+    return true;
   }
 
   // Gives block b of region page back to the region.
-  void giveBack(Page* page, void* b) noexcept {
+  // Returns true when the region emptied and went back to Super.
+  bool giveBack(Page* page, void* b) noexcept {
     Region* r = regionOf(page);
     std::byte* before = r->top;
-    if (bins_.release(r, b)) {
-      Super::source().subInUse(static_cast<std::size_t>(before - r->top));
-      dropIfEmpty(page, !Super::shedding());
-      return;
-    }
+    const bool empty = bins_.release(r, b);
     if (r->top != before) Super::source().subInUse(static_cast<std::size_t>(before - r->top));
+    return empty && dropIfEmpty(page, !Super::shedding());
   }
 
-  // A freed block goes to its class's cache while that has room, else to its region.
-  void cacheOrGiveBack(Page* page, void* b) noexcept {
-    if (!Regions::plausible(regionOf(page), b)) return;  // not a block in use: ignored
-    if (!cacheFree(b)) giveBack(page, b);
+  // A freed block goes to its class's cache while that has room, else to its region;
+  // true when the region went back to Super.
+  bool cacheOrGiveBack(Page* page, void* b) noexcept {
+    if (!Regions::plausible(regionOf(page), b)) return false;  // not a block in use: ignored
+    return !cacheFree(b) && giveBack(page, b);
   }
 
   // Takes in the blocks freed into one region (by the owner, by other threads).
@@ -269,7 +313,7 @@ class MediumTier : public Super {
     for (auto* l : {list, others}) {
       while (l != nullptr) {
         auto* following = l->next;
-        cacheOrGiveBack(page, l);
+        if (cacheOrGiveBack(page, l)) return;  // the region's last block: nothing follows
         l = following;
       }
     }
@@ -293,10 +337,10 @@ class MediumTier : public Super {
     }
     const std::uint64_t now = Super::source().nowMs();
     if (tierDue_ == kNever) tierDue_ = now + Super::source().tunables().purgeDelayMs;
-    else if (now >= tierDue_) purgeTier(now);
+    else if (now >= tierDue_) purgeTier();
   }
 
-  void purgeTier(std::uint64_t) noexcept {
+  void purgeTier() noexcept {
     std::size_t dropped = bins_.purgeFree(kPurgeMin, Decommit::Lazy);
     for (Page* p = regions_; p != nullptr; p = next(p)) dropped += Regions::purgeTop(regionOf(p), Decommit::Lazy);
     Super::source().uncommit(dropped);
@@ -322,6 +366,24 @@ class MediumTier : public Super {
       Page* following = next(p);
       dropIfEmpty(p, keepLast);
       p = following;
+    }
+  }
+
+  static std::uint64_t markOf(const Page* page) noexcept { return std::uint64_t{1} << page->blockSize; }
+
+  // A refill takes in the regions marked since the last one (by the owner's frees beyond its
+  // caches, by other threads' frees), not every region.
+  void takeInMarked() noexcept {
+    const std::uint64_t marks = localMarks_ | remoteMarks_.exchange(0, std::memory_order_acq_rel);
+    localMarks_ = 0;
+    if (marks == 0) return;
+    if ((marks & kShared) != 0) {
+      for (Page* p = regions_; p != nullptr; p = next(p))
+        if (p->blockSize == 63) takeIn(p);
+    }
+    for (std::uint64_t m = marks & (kShared - 1); m != 0; m &= m - 1) {
+      Page* p = byIndex_[std::countr_zero(m)];
+      if (p != nullptr) takeIn(p);
     }
   }
 
@@ -369,6 +431,11 @@ class MediumTier : public Super {
   Page* regions_ = nullptr;  // the region pages, linked through next/prev
   Page* carving_ = nullptr;  // the region whose top new blocks come from first
   std::size_t regionCount_ = 0;
+  static constexpr std::uint64_t kShared = std::uint64_t{1} << 63;
+  std::uint64_t usedIndexes_ = 0;                 // bit i: byIndex_[i] is a region
+  Page* byIndex_[63] = {};
+  std::uint64_t localMarks_ = 0;                  // regions the owner freed into
+  std::atomic<std::uint64_t> remoteMarks_{0};     // regions other threads freed into
   bool limitsCut_ = false;          // the fronts' limits are 0 (shedding)
   std::uint64_t tierDue_ = kNever;  // free blocks over the allowance are purged then (ms)
 };

@@ -59,9 +59,11 @@ concept ThreadLocalHeap = std::constructible_from<L, Source&> &&
 // are marked as one-block pages (reserved == 1) that isTierPage tells apart; the owner frees
 // into the tier's front caches (cacheFree), and the tier places its classes' aligned blocks.
 template <class L>
-concept TieredLocalHeap = requires(L& l, const typename L::Page* page, unsigned c, std::size_t n, void* p) {
+concept TieredLocalHeap = requires(L& l, typename L::Page* page, unsigned c, std::size_t n, void* p) {
   { L::isTierPage(page) } -> std::same_as<bool>;
   { l.cacheFree(p) } -> std::same_as<bool>;
+  { l.pendLocal(page, p) } -> std::same_as<bool>;
+  L::freeRemoteTier(&l, page, p);
   { L::placesAligned(c) } -> std::same_as<bool>;
   { l.mallocAligned(n, n) } -> std::same_as<void*>;
 };
@@ -226,11 +228,12 @@ class ThreadBoundHeap : public Super {
   void freeTier(Segment* seg, Page* page, void* p) noexcept {
     if constexpr (TieredLocalHeap<Local>) {
       if (detail::heapBinding.instance == id_ && static_cast<void*>(seg->owner) == detail::heapBinding.heap) {
-        if (boundOf(seg)->cacheFree(p)) return;
-        if (Local::pushLocal(page, p)) freeLocalSlow(seg, page);
+        Bound* h = boundOf(seg);
+        if (h->cacheFree(p)) return;
+        if (h->pendLocal(page, p)) freeLocalSlow(seg, page);
         return;
       }
-      Local::freeRemote(boundOf(seg), page, p);
+      Local::freeRemoteTier(boundOf(seg), page, p);
     }
   }
   static Owner* ownerOf(void* heap) noexcept { return static_cast<Owner*>(heap); }

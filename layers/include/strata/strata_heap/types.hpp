@@ -19,6 +19,11 @@
 //             classes are one block of whole slots.
 //   block     what malloc returns: 16-byte aligned, no header; free finds its page from
 //             the address (segment base, slot index, spanOf).
+//   region    requests of kStrataMediumFrom (512 B) up to kStrataSpanMin: a run of slots
+//             (about kStrataRegionBytes) of one thread's heap whose blocks carry a 16-byte
+//             boundary tag and are joined with free neighbours when freed (MediumTier,
+//             medium_tier.hpp, over CoalescingRegions in building/); its page descriptor
+//             is marked so free finds the region as it finds a page.
 //   span      above kStrataSpanMin (16 KiB) up to a quarter of an arena: a run of 4 KiB
 //             pages in a 128 MiB arena (LargeSpanHeap, large_span_heap.hpp; its page map is
 //             SpanArena, span_arena.hpp), shared by all threads under one lock, placed best
@@ -41,7 +46,9 @@
 //                                                books (StrataHeapStats), the tunables
 //   SegmentHeap          top/segment_heap.hpp    aligned segments and the segment map
 //
-//   Local = PageQueues   page_queues.hpp         per-class page queues, thread-free lists,
+//   Local = MediumTier   medium_tier.hpp         medium requests in coalescing regions, behind
+//                                                small per-class front caches
+//           PageQueues   page_queues.hpp         per-class page queues, thread-free lists,
 //                                                parking, reclaim
 //           DelayedPurge delayed_purge.hpp       when released slots are decommitted
 //           SegmentSlots segment_slots.hpp       segments cut into slots, pages as runs
