@@ -18,8 +18,9 @@
 //     and none while the heap sheds memory); else it pushes it onto the region descriptor's
 //     free list, whose `used` counts down to the slow path (freeLocalSlow) after kDrainEvery
 //     frees, or fewer when fewer blocks are out, so the free of a region's last block finds
-//     it empty. Another thread's free pushes onto the region's thread-free list (one CAS; a
-//     region is never parked).
+//     it empty. Another thread's free pushes onto the thread-free list of the descriptor of
+//     the block's slot (one CAS; a region is never parked), and the first block on a list
+//     marks the region for the owner's next refill.
 // Slow path (a refill of a medium class, under the owner's lock): every region's pending
 // blocks go to their front cache while it has room, else back into their region, joined
 // with free neighbours; then the class's cache, then one block from the bins, a region's
@@ -88,18 +89,20 @@ class MediumTier : public Super {
     return Super::pushLocal(page, p);
   }
 
-  // Any other thread's free of p: onto the region's thread-free list (one CAS); the thread
+  // Any other thread's free of p: one CAS onto a thread-free list of the region: the one of
+  // the descriptor of the slot p is in (the region's slots' descriptors are otherwise
+  // unused), so threads freeing into one region do not all contend on one word. The thread
   // that finds the list empty marks the region for the owner's next refill.
   static void freeRemoteTier(MediumTier* owner, Page* page, void* p) noexcept {
     auto* b = static_cast<typename Page::Block*>(p);
     const std::uint64_t mark = markOf(page);  // before the push: then the region may go
-    std::uintptr_t old = page->threadFree.load(std::memory_order_relaxed);
+    std::atomic<std::uintptr_t>& list = slotListOf(page, p)->threadFree;
+    std::uintptr_t old = list.load(std::memory_order_relaxed);
     do {
-      b->next = reinterpret_cast<typename Page::Block*>(old & ~Page::kStateMask);
-    } while (!page->threadFree.compare_exchange_weak(
-        old, reinterpret_cast<std::uintptr_t>(b) | (old & Page::kStateMask), std::memory_order_acq_rel,
-        std::memory_order_relaxed));
-    if ((old & ~Page::kStateMask) == 0) owner->remoteMarks_.fetch_or(mark, std::memory_order_acq_rel);
+      b->next = reinterpret_cast<typename Page::Block*>(old);
+    } while (!list.compare_exchange_weak(old, reinterpret_cast<std::uintptr_t>(b), std::memory_order_acq_rel,
+                                         std::memory_order_relaxed));
+    if (old == 0) owner->remoteMarks_.fetch_or(mark, std::memory_order_acq_rel);
   }
 
   // Usable bytes from p (handed out from page) to the end of its block.
@@ -242,6 +245,7 @@ class MediumTier : public Super {
     Page* page = Super::takeSlots(RegionSlots, 1, span);
     if (page == nullptr) return nullptr;
     page->init(span.area, span.bytes, 16, kRegionClass);
+    for (std::size_t i = 1; i < RegionSlots; ++i) slotList(page, i)->threadFree.store(0, std::memory_order_relaxed);
     // Its index for the marks: one of 63 bits, the last one shared by any further regions.
     const std::uint64_t freeIndexes = ~usedIndexes_ & (kShared - 1);
     const unsigned index = freeIndexes == 0 ? 63u : static_cast<unsigned>(std::countr_zero(freeIndexes));
@@ -271,8 +275,7 @@ class MediumTier : public Super {
   bool dropIfEmpty(Page* page, bool keepLast) noexcept {
     Region* r = regionOf(page);
     if (!Regions::isEmpty(r) || (keepLast && regionCount_ == 1)) return false;
-    if (page->free != nullptr || (page->threadFree.load(std::memory_order_acquire) & ~Page::kStateMask) != 0)
-      return false;  // stray frees wait to be taken in
+    if (hasPending(page)) return false;  // stray frees wait to be taken in
     if (page->prev != nullptr) page->prev->next = page->next; else regions_ = next(page);
     if (page->next != nullptr) page->next->prev = page->prev;
     page->next = page->prev = nullptr;
@@ -304,17 +307,36 @@ class MediumTier : public Super {
     return !cacheFree(b) && giveBack(page, b);
   }
 
+  // The descriptor whose thread-free list takes other threads' frees of p, of region page.
+  static Page* slotListOf(Page* page, const void* p) noexcept {
+    Segment* seg = Super::segmentOfPage(page);
+    const auto slot = (reinterpret_cast<std::uintptr_t>(p) - reinterpret_cast<std::uintptr_t>(seg)) >> Super::SlotShift;
+    return &seg->pages[slot];
+  }
+  static Page* slotList(Page* page, std::size_t i) noexcept { return page + i; }
+
+  // Whether any of the region's lists holds blocks.
+  static bool hasPending(Page* page) noexcept {
+    if (page->free != nullptr) return true;
+    for (std::size_t i = 0; i < RegionSlots; ++i)
+      if (slotList(page, i)->threadFree.load(std::memory_order_relaxed) != 0) return true;
+    return false;
+  }
+
   // Takes in the blocks freed into one region (by the owner, by other threads).
   void takeIn(Page* page) noexcept {
     auto* list = page->free;
     page->free = nullptr;
-    const std::uintptr_t remote = page->threadFree.exchange(0, std::memory_order_acquire);
-    auto* others = reinterpret_cast<typename Page::Block*>(remote & ~Page::kStateMask);
-    for (auto* l : {list, others}) {
-      while (l != nullptr) {
-        auto* following = l->next;
-        if (cacheOrGiveBack(page, l)) return;  // the region's last block: nothing follows
-        l = following;
+    for (std::size_t i = 0; i <= RegionSlots; ++i) {
+      if (i > 0) {
+        std::atomic<std::uintptr_t>& remote = slotList(page, i - 1)->threadFree;
+        if (remote.load(std::memory_order_relaxed) == 0) continue;
+        list = reinterpret_cast<typename Page::Block*>(remote.exchange(0, std::memory_order_acquire));
+      }
+      while (list != nullptr) {
+        auto* following = list->next;
+        if (cacheOrGiveBack(page, list)) return;  // the region's last block: nothing follows
+        list = following;
       }
     }
     resetCountdown(page);
@@ -390,7 +412,7 @@ class MediumTier : public Super {
   void takeInPending() noexcept {
     for (Page* p = regions_; p != nullptr;) {
       Page* following = next(p);
-      if (p->free != nullptr || p->threadFree.load(std::memory_order_relaxed) != 0) takeIn(p);
+      if (hasPending(p)) takeIn(p);
       p = following;
     }
   }
