@@ -47,8 +47,7 @@ class CoalescingRegions {
     std::byte* end;        // the region's end
     std::byte* committed;  // bytes from here to the end are decommitted (page-aligned)
     std::byte* zeroFrom;   // bytes from here to the end were never carved and read as zero
-    std::size_t liveBytes; // bytes in blocks in use (tags included)
-    std::size_t liveBlocks;
+    std::size_t liveBlocks; // blocks in use
   };
 
   static constexpr std::size_t TagBytes = 16;
@@ -65,12 +64,11 @@ class CoalescingRegions {
     r->end = area + (bytes & ~std::size_t{15});
     r->committed = r->end;
     r->zeroFrom = zero ? r->first : r->end;
-    r->liveBytes = 0;
     r->liveBlocks = 0;
     return r;
   }
 
-  static bool isEmpty(const Region* r) noexcept { return r->liveBytes == 0; }
+  static bool isEmpty(const Region* r) noexcept { return r->liveBlocks == 0; }
 
   // Bytes a block needs for a request of n bytes.
   static constexpr std::size_t blockFor(std::size_t n) noexcept {
@@ -141,9 +139,7 @@ class CoalescingRegions {
       at(t, have)->bits |= kPrevInUse;
     }
     t->bits = s | kInUse | kPrevInUse;  // a free block's predecessor is always in use
-    Region* r = regionOf(payload(t));
-    r->liveBytes += s;
-    ++r->liveBlocks;
+    ++regionOf(payload(t))->liveBlocks;
     return payload(t);
   }
 
@@ -162,7 +158,6 @@ class CoalescingRegions {
       r->committed = to;
     }
     t->bits = need | kInUse | kPrevInUse;  // what precedes the top is in use
-    r->liveBytes += need;
     ++r->liveBlocks;
     return payload(t);
   }
@@ -177,7 +172,6 @@ class CoalescingRegions {
   bool release(Region* r, void* p) noexcept {
     Tag* t = tagOf(p);
     std::size_t s = sizeOf(t);
-    r->liveBytes -= s;
     --r->liveBlocks;
     if ((t->bits & kPrevInUse) == 0) {
       const std::size_t ps = t->prevSize;
@@ -189,7 +183,7 @@ class CoalescingRegions {
     Tag* next = at(t, s);
     if (reinterpret_cast<std::byte*>(next) == r->top) {
       r->top = reinterpret_cast<std::byte*>(t);
-      return r->liveBytes == 0;
+      return isEmpty(r);
     }
     if ((next->bits & kInUse) == 0) {
       const std::size_t ns = sizeOf(next);
@@ -276,18 +270,6 @@ class CoalescingRegions {
     for (const Free* f : heads_)
       for (; f != nullptr; f = f->next) total += sizeOf(reinterpret_cast<const Tag*>(f));
     return total;
-  }
-
-  // Takes every free block of region r out of the bins (the region is going away).
-  void forget(const Region* r) noexcept {
-    for (unsigned b = 0; b < BinCount; ++b) {
-      for (Free* f = heads_[b]; f != nullptr;) {
-        Free* next = f->next;
-        const auto* a = reinterpret_cast<const std::byte*>(f);
-        if (a >= r->first && a < r->end) unlink(f, b);
-        f = next;
-      }
-    }
   }
 
   // Bins are by usable bytes (a block's size less its tag), so a block freed by one request

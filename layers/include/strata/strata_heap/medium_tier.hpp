@@ -107,7 +107,7 @@ class MediumTier : public Super {
 
   // Usable bytes from p (handed out from page) to the end of its block.
   static std::size_t usableFrom(const Page* page, const void* p) noexcept {
-    if (page->sizeClass == kRegionClass) [[unlikely]] return CoalescingRegions::usable(p);
+    if (isTierPage(page)) [[unlikely]] return CoalescingRegions::usable(p);
     return Super::usableFrom(page, p);
   }
 
@@ -115,11 +115,11 @@ class MediumTier : public Super {
   void* refill(unsigned c, bool& fresh) noexcept {
     if (!inTier(c)) {
       void* b = Super::refill(c, fresh);
-      if (limitsCut_ && !Super::shedding()) setLimits(true);
+      resumeCaching();
       return b;
     }
     Super::endShedding();
-    if (limitsCut_ && !Super::shedding()) setLimits(true);
+    resumeCaching();
     takeInMarked();
     maybePurgeTier();
     Page& f = front(c);
@@ -135,7 +135,7 @@ class MediumTier : public Super {
   // The owner's free took the slow path: a region's countdown ran out, or a page's.
   // While the heap is over its allowance (shedding), the tier keeps nothing either.
   void freeLocalSlow(Page* page) noexcept {
-    if (page->sizeClass == kRegionClass) takeIn(page);
+    if (isTierPage(page)) takeIn(page);
     else Super::freeLocalSlow(page);
     if (Super::shedding()) shed();
     maybePurgeTier();
@@ -171,10 +171,6 @@ class MediumTier : public Super {
     Super::purgeAll(how);
   }
 
-  // Bytes in the bins and in the front caches (tests, statistics).
-  std::size_t tierFreeBytes() const noexcept { return bins_.freeBytes() + cachedBytes(); }
-  std::size_t tierRegions() const noexcept { return regionCount_; }
-
  private:
   using Regions = CoalescingRegions;
   using Region = Regions::Region;
@@ -196,6 +192,10 @@ class MediumTier : public Super {
   void setLimits(bool on) noexcept {
     for (unsigned i = 0; i < TierClasses; ++i) front_[i + 1].capacity = on ? limit(FirstClass + i) : 0;
     limitsCut_ = !on;
+  }
+  // A refill: once the heap no longer sheds, the caches take blocks again.
+  void resumeCaching() noexcept {
+    if (limitsCut_ && !Super::shedding()) setLimits(true);
   }
 
   Page& front(unsigned c) noexcept { return front_[c - FirstClass + 1]; }
@@ -363,10 +363,16 @@ class MediumTier : public Super {
   }
 
   void purgeTier() noexcept {
-    std::size_t dropped = bins_.purgeFree(kPurgeMin, Decommit::Lazy);
-    for (Page* p = regions_; p != nullptr; p = next(p)) dropped += Regions::purgeTop(regionOf(p), Decommit::Lazy);
-    Super::source().uncommit(dropped);
+    decommitFree(Decommit::Lazy);
     tierDue_ = kNever;
+  }
+
+  // Decommits the whole pages of free blocks and above each region's top, and takes them
+  // off the books.
+  void decommitFree(Decommit how) noexcept {
+    std::size_t dropped = bins_.purgeFree(kPurgeMin, how);
+    for (Page* p = regions_; p != nullptr; p = next(p)) dropped += Regions::purgeTop(regionOf(p), how);
+    Super::source().uncommit(dropped);
   }
 
   // Books: bytes counted as committed again by the regions.
@@ -439,10 +445,7 @@ class MediumTier : public Super {
     if (how == Decommit::Now) flushCaches();
     dropEmpty(how != Decommit::Now);
     settle();
-    if (how != Decommit::Now) return;
-    std::size_t dropped = bins_.purgeFree(kPurgeMin, how);
-    for (Page* p = regions_; p != nullptr; p = next(p)) dropped += Regions::purgeTop(regionOf(p), how);
-    Super::source().uncommit(dropped);
+    if (how == Decommit::Now) decommitFree(how);
   }
 
   static Page* next(Page* p) noexcept { return static_cast<Page*>(p->next); }

@@ -148,7 +148,7 @@ class ThreadBoundHeap : public Super {
       if (p != page->start && !page->hasAligned) return;
     }
     void* b = page->blockOf(p);
-    if (detail::heapBinding.instance == id_ && static_cast<void*>(seg->owner) == detail::heapBinding.heap) [[likely]] {
+    if (callerOwns(seg)) [[likely]] {
       if (Local::pushLocal(page, b)) [[unlikely]] freeLocalSlow(seg, page);
       return;
     }
@@ -217,6 +217,11 @@ class ThreadBoundHeap : public Super {
 
   static Bound* boundOf(Segment* seg) noexcept { return static_cast<Bound*>(seg->owner); }
 
+  // Whether the calling thread is bound to this instance's heap that owns seg.
+  bool callerOwns(const Segment* seg) const noexcept {
+    return detail::heapBinding.instance == id_ && static_cast<void*>(seg->owner) == detail::heapBinding.heap;
+  }
+
   static bool isTierPage(const Page* page) noexcept {
     if constexpr (TieredLocalHeap<Local>) return Local::isTierPage(page);
     else return false;
@@ -227,7 +232,7 @@ class ThreadBoundHeap : public Super {
   // thread pushes it onto the region's thread-free list.
   void freeTier(Segment* seg, Page* page, void* p) noexcept {
     if constexpr (TieredLocalHeap<Local>) {
-      if (detail::heapBinding.instance == id_ && static_cast<void*>(seg->owner) == detail::heapBinding.heap) {
+      if (callerOwns(seg)) {
         Bound* h = boundOf(seg);
         if (h->cacheFree(p)) return;
         if (h->pendLocal(page, p)) freeLocalSlow(seg, page);
