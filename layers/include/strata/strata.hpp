@@ -77,6 +77,7 @@
 #include "strata/strata_heap/span_arena.hpp"
 #include "strata/strata_heap/strata_tunables.hpp"
 #include "strata/strata_heap/thread_bound_heap.hpp"
+#include "strata/strata_heap/tier_regions.hpp"
 #include "strata/strata_heap/types.hpp"
 
 #include "strata/special/obstack_heap.hpp"

@@ -6,7 +6,7 @@
 //   HugeObjectHeap      above the largest span: a chunk of its own, a few freed ones cached
 //   LargeSpanHeap       above 16 KiB: runs of 4 KiB pages in shared arenas, best fit, joined
 //   ThreadBoundHeap     a Local heap per thread; orphans adopted; fork; sweeps of quiet heaps
-//     Local = MediumTier      512 B..16 KiB: best fit in coalescing regions of the thread's own
+//     Local = MediumTier      128 B..16 KiB: best fit in coalescing regions of the thread's own
 //             PageQueues      per-class pages, thread-free lists, parking (Hoard's ownership)
 //             DelayedPurge    when released memory goes back (tunables' delay and allowance)
 //             SegmentSlots    segments cut into 64 KiB slots, pages as runs of slots

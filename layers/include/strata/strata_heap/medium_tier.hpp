@@ -20,7 +20,8 @@
 //     frees, or fewer when fewer blocks are out, so the free of a region's last block finds
 //     it empty. Another thread's free pushes onto the thread-free list of the descriptor of
 //     the block's slot (one CAS; a region is never parked), and the first block on a list
-//     marks the region for the owner's next refill.
+//     marks the region for the owner's next refill. TierRegions (tier_regions.hpp) keeps
+//     the regions, those lists and the marks.
 // Slow path (a refill of a medium class, under the owner's lock): every region's pending
 // blocks go to their front cache while it has room, else back into their region, joined
 // with free neighbours; then the class's cache, then one block from the bins, a region's
@@ -34,8 +35,6 @@
 // Aligned requests of medium classes are placed in a block with a free lead (startAt), so
 // every address handed out is a block's start.
 #pragma once
-#include <atomic>
-#include <bit>
 #include <cstddef>
 #include <cstdint>
 
@@ -44,6 +43,7 @@
 #include "strata/detail/align.hpp"
 #include "strata/platform/memory.hpp"
 #include "strata/platform/page.hpp"
+#include "strata/strata_heap/tier_regions.hpp"
 
 namespace strata {
 
@@ -85,24 +85,14 @@ class MediumTier : public Super {
   // The owner's free of p when its cache is full: onto its region's list, the region marked
   // for the next refill; true when the region's countdown ran out (then freeLocalSlow).
   bool pendLocal(Page* page, void* p) noexcept {
-    localMarks_ |= markOf(page);
+    regions_.markLocal(page);
     return Super::pushLocal(page, p);
   }
 
-  // Any other thread's free of p: one CAS onto a thread-free list of the region: the one of
-  // the descriptor of the slot p is in (the region's slots' descriptors are otherwise
-  // unused), so threads freeing into one region do not all contend on one word. The thread
-  // that finds the list empty marks the region for the owner's next refill.
+  // Any other thread's free of p: one CAS onto the thread-free list of the descriptor of
+  // the slot p is in, the region marked for the owner's next refill (TierRegions).
   static void freeRemoteTier(MediumTier* owner, Page* page, void* p) noexcept {
-    auto* b = static_cast<typename Page::Block*>(p);
-    const std::uint64_t mark = markOf(page);  // before the push: then the region may go
-    std::atomic<std::uintptr_t>& list = slotListOf(page, p)->threadFree;
-    std::uintptr_t old = list.load(std::memory_order_relaxed);
-    do {
-      b->next = reinterpret_cast<typename Page::Block*>(old);
-    } while (!list.compare_exchange_weak(old, reinterpret_cast<std::uintptr_t>(b), std::memory_order_acq_rel,
-                                         std::memory_order_relaxed));
-    if (old == 0) owner->remoteMarks_.fetch_or(mark, std::memory_order_acq_rel);
+    owner->regions_.freeRemote(page, slotListOf(page, p), p);
   }
 
   // Usable bytes from p (handed out from page) to the end of its block.
@@ -133,11 +123,16 @@ class MediumTier : public Super {
   }
 
   // The owner's free took the slow path: a region's countdown ran out, or a page's.
-  // While the heap is over its allowance (shedding), the tier keeps nothing either.
+  // While the heap is over its allowance (shedding), the tier keeps nothing either: its
+  // caches are emptied and cut to 0, and every region that empties goes back. And when the
+  // regions' own free memory passes their allowance, the caches are emptied and cut until
+  // the next refill, so a thread that freed its medium blocks and went quiet does not keep
+  // a cached block, and with it a region, in most of its regions.
   void freeLocalSlow(Page* page) noexcept {
     if (isTierPage(page)) takeIn(page);
     else Super::freeLocalSlow(page);
-    if (Super::shedding()) shed();
+    if (!limitsCut_ && bins_.committedFree() > allowance()) cutCaches();
+    if (Super::shedding() && !shedDone_) shed();
     maybePurgeTier();
     settle();
   }
@@ -174,6 +169,7 @@ class MediumTier : public Super {
  private:
   using Regions = CoalescingRegions;
   using Region = Regions::Region;
+  using List = TierRegions<Page, RegionSlots>;
   static constexpr std::uint32_t kDrainEvery = 16;
   static constexpr std::size_t kPurgeMin = 2 * platform::kPageSize;
   static constexpr std::uint64_t kNever = ~std::uint64_t{0};
@@ -193,10 +189,24 @@ class MediumTier : public Super {
     for (unsigned i = 0; i < TierClasses; ++i) front_[i + 1].capacity = on ? limit(FirstClass + i) : 0;
     limitsCut_ = !on;
   }
+  // The regions hold more free memory than their allowance: the caches go back into them
+  // and take nothing until the next refill. At most once per purge delay, so a heap whose
+  // free memory hovers at the allowance keeps its caches.
+  void cutCaches() noexcept {
+    const std::uint64_t now = Super::source().nowMs();
+    if (now < nextCut_) return;
+    nextCut_ = now + Super::source().tunables().purgeDelayMs;
+    setLimits(false);
+    flushCaches();
+  }
+
   // A refill: once the heap no longer sheds, the caches take blocks again.
   void resumeCaching() noexcept {
-    if (limitsCut_ && !Super::shedding()) setLimits(true);
+    if (Super::shedding()) return;
+    shedDone_ = false;
+    if (limitsCut_) setLimits(true);
   }
+
 
   Page& front(unsigned c) noexcept { return front_[c - FirstClass + 1]; }
   static std::uint32_t cached(const Page& f) noexcept { return 0u - f.used; }
@@ -222,18 +232,18 @@ class MediumTier : public Super {
   }
 
   void* carve(std::size_t n, bool* zero) noexcept {
-    if (carving_ == nullptr || !Regions::hasRoom(regionOf(carving_), n)) {
+    if (regions_.carving == nullptr || !Regions::hasRoom(regionOf(regions_.carving), n)) {
       Page* room = nullptr;
-      for (Page* p = regions_; p != nullptr; p = next(p)) {
+      for (Page* p = regions_.first(); p != nullptr; p = List::next(p)) {
         if (Regions::hasRoom(regionOf(p), n)) {
           room = p;
           break;
         }
       }
       if (room == nullptr) return nullptr;
-      carving_ = room;
+      regions_.carving = room;
     }
-    Region* r = regionOf(carving_);
+    Region* r = regionOf(regions_.carving);
     std::byte* before = r->top;
     void* b = bins_.carve(r, n, zero);
     Super::source().addInUse(static_cast<std::size_t>(r->top - before));
@@ -245,15 +255,6 @@ class MediumTier : public Super {
     Page* page = Super::takeSlots(RegionSlots, 1, span);
     if (page == nullptr) return nullptr;
     page->init(span.area, span.bytes, 16, kRegionClass);
-    for (std::size_t i = 1; i < RegionSlots; ++i) slotList(page, i)->threadFree.store(0, std::memory_order_relaxed);
-    // Its index for the marks: one of 63 bits, the last one shared by any further regions.
-    const std::uint64_t freeIndexes = ~usedIndexes_ & (kShared - 1);
-    const unsigned index = freeIndexes == 0 ? 63u : static_cast<unsigned>(std::countr_zero(freeIndexes));
-    page->blockSize = index;
-    if (index < 63) {
-      usedIndexes_ |= std::uint64_t{1} << index;
-      byIndex_[index] = page;
-    }
     page->reserved = 1;  // looks like a large class's page: ThreadBoundHeap's check of those sends its frees here
     page->used = 1;
     page->pinned = false;
@@ -261,12 +262,7 @@ class MediumTier : public Super {
     page->zeroTail = false;
     page->reclaimNext = nullptr;
     Regions::makeRegion(span.area, span.bytes, span.zero);
-    page->prev = nullptr;
-    page->next = regions_;
-    if (regions_ != nullptr) regions_->prev = page;
-    regions_ = page;
-    ++regionCount_;
-    carving_ = page;
+    regions_.add(page);
     return page;
   }
 
@@ -274,17 +270,9 @@ class MediumTier : public Super {
   // Returns true when the region went: its descriptor and memory are Super's from then on.
   bool dropIfEmpty(Page* page, bool keepLast) noexcept {
     Region* r = regionOf(page);
-    if (!Regions::isEmpty(r) || (keepLast && regionCount_ == 1)) return false;
-    if (hasPending(page)) return false;  // stray frees wait to be taken in
-    if (page->prev != nullptr) page->prev->next = page->next; else regions_ = next(page);
-    if (page->next != nullptr) page->next->prev = page->prev;
-    page->next = page->prev = nullptr;
-    --regionCount_;
-    if (page->blockSize < 63) {
-      usedIndexes_ &= ~(std::uint64_t{1} << page->blockSize);
-      byIndex_[page->blockSize] = nullptr;
-    }
-    if (carving_ == page) carving_ = nullptr;
+    if (!Regions::isEmpty(r) || (keepLast && regions_.count() == 1)) return false;
+    if (List::hasPending(page)) return false;  // stray frees wait to be taken in
+    regions_.remove(page);
     Super::source().commit(Regions::uncut(r));  // its slots go back counted whole
     Super::releasePage(page);
     return true;
@@ -313,32 +301,9 @@ class MediumTier : public Super {
     const auto slot = (reinterpret_cast<std::uintptr_t>(p) - reinterpret_cast<std::uintptr_t>(seg)) >> Super::SlotShift;
     return &seg->pages[slot];
   }
-  static Page* slotList(Page* page, std::size_t i) noexcept { return page + i; }
-
-  // Whether any of the region's lists holds blocks.
-  static bool hasPending(Page* page) noexcept {
-    if (page->free != nullptr) return true;
-    for (std::size_t i = 0; i < RegionSlots; ++i)
-      if (slotList(page, i)->threadFree.load(std::memory_order_relaxed) != 0) return true;
-    return false;
-  }
-
   // Takes in the blocks freed into one region (by the owner, by other threads).
   void takeIn(Page* page) noexcept {
-    auto* list = page->free;
-    page->free = nullptr;
-    for (std::size_t i = 0; i <= RegionSlots; ++i) {
-      if (i > 0) {
-        std::atomic<std::uintptr_t>& remote = slotList(page, i - 1)->threadFree;
-        if (remote.load(std::memory_order_relaxed) == 0) continue;
-        list = reinterpret_cast<typename Page::Block*>(remote.exchange(0, std::memory_order_acquire));
-      }
-      while (list != nullptr) {
-        auto* following = list->next;
-        if (cacheOrGiveBack(page, list)) return;  // the region's last block: nothing follows
-        list = following;
-      }
-    }
+    if (List::drain(page, [&](void* b) { return cacheOrGiveBack(page, b); })) return;  // the region went
     resetCountdown(page);
   }
 
@@ -349,11 +314,16 @@ class MediumTier : public Super {
     page->used = live == 0 ? 1u : live < kDrainEvery ? static_cast<std::uint32_t>(live) : kDrainEvery;
   }
 
-  // Free memory in the regions beyond the allowance (the pages' own: STRATA_DIRTY_SLOTS
-  // slots and 1/8 of the regions) is purged once it has waited the purge delay.
+  // Free memory the regions keep: as the pages do, STRATA_DIRTY_SLOTS slots and 1/8 of
+  // the regions.
+  std::size_t allowance() const noexcept {
+    return (Super::source().tunables().dirtySlots + regions_.count() * RegionSlots / 8) * Super::SlotSize;
+  }
+
+  // Free memory in the regions beyond the allowance is purged once it has waited the purge
+  // delay.
   void maybePurgeTier() noexcept {
-    const std::size_t allowance = (Super::source().tunables().dirtySlots + regionCount_ * RegionSlots / 8) * Super::SlotSize;
-    if (bins_.committedFree() <= allowance) {
+    if (bins_.committedFree() <= allowance()) {
       tierDue_ = kNever;
       return;
     }
@@ -371,7 +341,7 @@ class MediumTier : public Super {
   // off the books.
   void decommitFree(Decommit how) noexcept {
     std::size_t dropped = bins_.purgeFree(kPurgeMin, how);
-    for (Page* p = regions_; p != nullptr; p = next(p)) dropped += Regions::purgeTop(regionOf(p), how);
+    for (Page* p = regions_.first(); p != nullptr; p = List::next(p)) dropped += Regions::purgeTop(regionOf(p), how);
     Super::source().uncommit(dropped);
   }
 
@@ -380,47 +350,30 @@ class MediumTier : public Super {
     if (const std::size_t n = bins_.takeRecommitted()) Super::source().commit(n);
   }
 
-  // Over the allowance: pending blocks taken in, the caches emptied, every empty region
-  // released.
+  // An episode of shedding begins: pending blocks taken in, the caches emptied and cut,
+  // every empty region released. From then on the regions empty as their last blocks are
+  // freed, and go.
   void shed() noexcept {
     if (!limitsCut_) setLimits(false);
     takeInPending();
     flushCaches();
     dropEmpty(false);
+    shedDone_ = true;
   }
 
   void dropEmpty(bool keepLast) noexcept {
-    for (Page* p = regions_; p != nullptr;) {
-      Page* following = next(p);
-      dropIfEmpty(p, keepLast);
-      p = following;
-    }
+    regions_.forEach([&](Page* p) { dropIfEmpty(p, keepLast); });
   }
 
-  static std::uint64_t markOf(const Page* page) noexcept { return std::uint64_t{1} << page->blockSize; }
-
-  // A refill takes in the regions marked since the last one (by the owner's frees beyond its
-  // caches, by other threads' frees), not every region.
+  // A refill takes in the regions marked since the last one, not every region.
   void takeInMarked() noexcept {
-    const std::uint64_t marks = localMarks_ | remoteMarks_.exchange(0, std::memory_order_acq_rel);
-    localMarks_ = 0;
-    if (marks == 0) return;
-    if ((marks & kShared) != 0) {
-      for (Page* p = regions_; p != nullptr; p = next(p))
-        if (p->blockSize == 63) takeIn(p);
-    }
-    for (std::uint64_t m = marks & (kShared - 1); m != 0; m &= m - 1) {
-      Page* p = byIndex_[std::countr_zero(m)];
-      if (p != nullptr) takeIn(p);
-    }
+    regions_.forMarked([&](Page* p) { takeIn(p); });
   }
 
   void takeInPending() noexcept {
-    for (Page* p = regions_; p != nullptr;) {
-      Page* following = next(p);
-      if (hasPending(p)) takeIn(p);
-      p = following;
-    }
+    regions_.forEach([&](Page* p) {
+      if (List::hasPending(p)) takeIn(p);
+    });
   }
 
   std::size_t cachedBytes() const noexcept {
@@ -448,20 +401,13 @@ class MediumTier : public Super {
     if (how == Decommit::Now) decommitFree(how);
   }
 
-  static Page* next(Page* p) noexcept { return static_cast<Page*>(p->next); }
-
   Regions bins_;
   Page front_[TierClasses + 1];  // [0]: none (aligned blocks); then per medium class its
                                 // cached blocks (count: 0 - used; limit: capacity)
-  Page* regions_ = nullptr;  // the region pages, linked through next/prev
-  Page* carving_ = nullptr;  // the region whose top new blocks come from first
-  std::size_t regionCount_ = 0;
-  static constexpr std::uint64_t kShared = std::uint64_t{1} << 63;
-  std::uint64_t usedIndexes_ = 0;                 // bit i: byIndex_[i] is a region
-  Page* byIndex_[63] = {};
-  std::uint64_t localMarks_ = 0;                  // regions the owner freed into
-  std::atomic<std::uint64_t> remoteMarks_{0};     // regions other threads freed into
-  bool limitsCut_ = false;          // the fronts' limits are 0 (shedding)
+  List regions_;  // the regions, the one carved from, the ones freed into
+  bool limitsCut_ = false;          // the fronts' limits are 0 (shedding, or cut)
+  bool shedDone_ = false;           // this episode of shedding has begun (shed)
+  std::uint64_t nextCut_ = 0;       // the caches are not cut again before (ms)
   std::uint64_t tierDue_ = kNever;  // free blocks over the allowance are purged then (ms)
 };
 

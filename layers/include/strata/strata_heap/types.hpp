@@ -19,7 +19,7 @@
 //             classes are one block of whole slots.
 //   block     what malloc returns: 16-byte aligned, no header; free finds its page from
 //             the address (segment base, slot index, spanOf).
-//   region    requests of kStrataMediumFrom (512 B) up to kStrataSpanMin: a run of slots
+//   region    requests of kStrataMediumFrom (128 B) up to kStrataSpanMin: a run of slots
 //             (about kStrataRegionBytes) of one thread's heap whose blocks carry a 16-byte
 //             boundary tag and are joined with free neighbours when freed (MediumTier,
 //             medium_tier.hpp, over CoalescingRegions in building/); its page descriptor
@@ -47,7 +47,8 @@
 //   SegmentHeap          top/segment_heap.hpp    aligned segments and the segment map
 //
 //   Local = MediumTier   medium_tier.hpp         medium requests in coalescing regions, behind
-//                                                small per-class front caches
+//                                                small per-class front caches; its regions
+//                                                and the frees into them: tier_regions.hpp
 //           PageQueues   page_queues.hpp         per-class page queues, thread-free lists,
 //                                                parking, reclaim
 //           DelayedPurge delayed_purge.hpp       when released slots are decommitted
@@ -77,7 +78,7 @@ inline constexpr unsigned kStrataSlotBits = 16;
 inline constexpr unsigned kStrataClassShift = 3;
 // Requests from this many bytes up to kStrataSpanMin are medium: best-fit blocks in each
 // thread's coalescing regions (MediumTier, medium_tier.hpp), of about kStrataRegionBytes.
-inline constexpr std::size_t kStrataMediumFrom = 512;
+inline constexpr std::size_t kStrataMediumFrom = 128;
 inline constexpr std::size_t kStrataRegionBytes = std::size_t{1} << 20;
 // Requests above this many bytes are spans (LargeSpanHeap) rather than size-class blocks.
 inline constexpr std::size_t kStrataSpanMin = std::size_t{16} << 10;
