@@ -30,7 +30,10 @@ class HeapPool {
     lock_.unlock();
   }
 
-  // The most recently orphaned heap, no longer an orphan, or nullptr.
+  // The most recently orphaned heap, no longer an orphan, or nullptr. A sweep may be giving
+  // the orphan's memory back under its lock (ThreadBoundHeap::sweepQuietHeaps), touching
+  // what its owner's fast paths touch without the lock (a tier's front caches): the heap is
+  // handed over only once that sweep is done, and a later one finds it no orphan.
   H* adopt() noexcept {
     lock_.lock();
     H* h = orphans_;
@@ -40,6 +43,10 @@ class HeapPool {
       h->nextOrphan = nullptr;
     }
     lock_.unlock();
+    if (h != nullptr) {
+      h->lock.lock();
+      h->lock.unlock();
+    }
     return h;
   }
 

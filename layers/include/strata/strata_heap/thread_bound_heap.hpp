@@ -208,7 +208,7 @@ class ThreadBoundHeap : public Super {
     SpinLock lock;  // slow paths, orphaning, sweeps, trim and fork
     Bound* nextAll = nullptr;
     Bound* nextOrphan = nullptr;
-    bool orphaned = false;
+    std::atomic<bool> orphaned{false};  // written under the pool's lock, read by sweeps under this one's
     unsigned refills = 0;
   };
   static constexpr std::size_t kBoundBytes = platform::pageAlignUp(sizeof(Bound));
