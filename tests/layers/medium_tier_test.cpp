@@ -31,34 +31,44 @@ bool holds(const void* p, std::size_t n, unsigned seed) {
 
 }  // namespace
 
+// Allocates `count` objects of `first` bytes, frees all but one in `keepEvery`, then
+// allocates `secondCount` objects of `second` bytes; checks every survivor's and new
+// object's contents and frees them. Returns how many bytes the heap took from the system
+// for the second phase.
+static std::size_t secondPhaseGrowth(StrataHeap& h, std::size_t first, int count, std::size_t keepEvery,
+                              std::size_t second, int secondCount) {
+  std::vector<void*> made;
+  for (int i = 0; i < count; ++i) {
+    made.push_back(h.malloc(first));
+    fill(made.back(), first, 1);
+  }
+  std::vector<void*> survivors;
+  for (std::size_t i = 0; i < made.size(); ++i) {
+    if (i % keepEvery == 0) survivors.push_back(made[i]);
+    else h.free(made[i]);
+  }
+  const std::size_t held = h.stats().bytesFromSystem;
+  std::vector<void*> next;
+  for (int i = 0; i < secondCount; ++i) {
+    next.push_back(h.malloc(second));
+    fill(next.back(), second, 2);
+  }
+  const std::size_t grown = h.stats().bytesFromSystem - held;
+  for (void* p : survivors) EXPECT_TRUE(holds(p, first, 1));
+  for (void* p : next) EXPECT_TRUE(holds(p, second, 2));
+  for (void* p : survivors) h.free(p);
+  for (void* p : next) h.free(p);
+  return grown;
+}
+
 // A phase of 600-byte objects, of which one in 50 survives, then a phase of 3,000-byte
 // objects of the same total: the second phase fits in the gaps the first one left. With a
 // page per size class (before the tier) the survivors pinned every page of the first class,
 // and the second phase needed all-new memory (about 20 MiB more).
 TEST(MediumTier, MemoryFreedByOneSizeServesAnother) {
   auto h = std::make_unique<StrataHeap>();
-  std::vector<void*> first;
-  for (int i = 0; i < 32'000; ++i) {  // about 19 MiB
-    first.push_back(h->malloc(600));
-    fill(first.back(), 600, 1);
-  }
-  std::vector<void*> survivors;
-  for (std::size_t i = 0; i < first.size(); ++i) {
-    if (i % 50 == 0) survivors.push_back(first[i]);
-    else h->free(first[i]);
-  }
-  const std::size_t held = h->stats().bytesFromSystem;
-  std::vector<void*> second;
-  for (int i = 0; i < 6'000; ++i) {  // about 17 MiB
-    second.push_back(h->malloc(3000));
-    fill(second.back(), 3000, 2);
-  }
-  const std::size_t grown = h->stats().bytesFromSystem - held;
-  EXPECT_LT(grown, std::size_t{4} << 20) << "the second phase reused the first one's gaps";
-  for (void* p : survivors) EXPECT_TRUE(holds(p, 600, 1));
-  for (void* p : second) EXPECT_TRUE(holds(p, 3000, 2));
-  for (void* p : survivors) h->free(p);
-  for (void* p : second) h->free(p);
+  EXPECT_LT(secondPhaseGrowth(*h, 600, 32'000, 50, 3000, 6'000), std::size_t{4} << 20)  // 19, 17 MiB
+      << "the second phase reused the first one's gaps";
 }
 
 // The same for the tier's smallest classes (from 128 B): a phase of 160-byte objects with
@@ -66,28 +76,8 @@ TEST(MediumTier, MemoryFreedByOneSizeServesAnother) {
 // the tier reached down to 128 B) the second phase took about 10 MiB more.
 TEST(MediumTier, SmallMediumSizesShareFreedMemory) {
   auto h = std::make_unique<StrataHeap>();
-  std::vector<void*> first;
-  for (int i = 0; i < 80'000; ++i) {  // about 12 MiB
-    first.push_back(h->malloc(160));
-    fill(first.back(), 160, 3);
-  }
-  std::vector<void*> survivors;
-  for (std::size_t i = 0; i < first.size(); ++i) {
-    if (i % 40 == 0) survivors.push_back(first[i]);
-    else h->free(first[i]);
-  }
-  const std::size_t held = h->stats().bytesFromSystem;
-  std::vector<void*> second;
-  for (int i = 0; i < 24'000; ++i) {  // about 10 MiB
-    second.push_back(h->malloc(448));
-    fill(second.back(), 448, 4);
-  }
-  const std::size_t grown = h->stats().bytesFromSystem - held;
-  EXPECT_LT(grown, std::size_t{3} << 20) << "the second phase reused the first one's gaps";
-  for (void* p : survivors) EXPECT_TRUE(holds(p, 160, 3));
-  for (void* p : second) EXPECT_TRUE(holds(p, 448, 4));
-  for (void* p : survivors) h->free(p);
-  for (void* p : second) h->free(p);
+  EXPECT_LT(secondPhaseGrowth(*h, 160, 80'000, 40, 448, 24'000), std::size_t{3} << 20)  // 12, 10 MiB
+      << "the second phase reused the first one's gaps";
 }
 
 // Another thread frees what this one allocated, round after round: the blocks go back to
