@@ -1,3 +1,4 @@
+// links: strata_support
 // StrataHeap as the shim will use it: the differential harness, alignment, memalign up to
 // 1 GiB, realloc in place, bad input, cross-thread frees, thread exit, empty memory going
 // back to the system (by the heap's own figures and by RSS; at once by trim, after the purge
@@ -27,6 +28,7 @@
 #include "strata/detail/poison.hpp"
 #include "support/differential.hpp"
 #include "support/thread_stress.hpp"
+#include "proc.hpp"
 
 using namespace strata;
 
@@ -34,15 +36,9 @@ namespace {
 constexpr auto kPurgeDelayMs = StrataTunables{}.purgeDelayMs;
 constexpr auto kMaxDelayedBytes = StrataTunables{}.maxDelayedBytes;
 
-// Resident set size of this process, from /proc/self/statm.
-std::size_t rssBytes() {
-  std::FILE* f = std::fopen("/proc/self/statm", "r");
-  if (f == nullptr) return 0;
-  unsigned long size = 0, resident = 0;
-  const int got = std::fscanf(f, "%lu %lu", &size, &resident);
-  std::fclose(f);
-  return got == 2 ? resident * static_cast<std::size_t>(::sysconf(_SC_PAGESIZE)) : 0;
-}
+// Anonymous resident memory of this process (AddressSanitizer's shadow not counted: it
+// holds an eighth of all memory ever touched, freed or not).
+std::size_t rssBytes() { return support::anonResidentBytes(); }
 
 }  // namespace
 

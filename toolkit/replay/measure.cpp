@@ -35,7 +35,8 @@ std::uint64_t HeapMeter::now() const noexcept {
 std::uint64_t HeapMeter::peakByHighWaterMark() const noexcept {
   const std::uint64_t hwm = support::procFieldBytes("/proc/self/status", "VmHWM:");
   const std::uint64_t notHeap =
-      std::max(file0_, support::fileResidentBytes()) + ownResidentBytes() + baseline_;
+      std::max(file0_, support::fileResidentBytes()) + ownResidentBytes() + baseline_ +
+      support::sanitizerShadowResidentBytes();
   return hwm > notHeap ? hwm - notHeap : 0;
 }
 

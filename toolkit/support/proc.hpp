@@ -26,14 +26,19 @@ std::string procExe(int pid);
 // "/proc/self/smaps_rollup", "Rss:"); 0 when absent.
 std::uint64_t procFieldBytes(const char* path, const char* field) noexcept;
 
-// Anonymous resident memory (statm: resident minus file-backed and shared pages), and the
-// file-backed and shared resident memory, in bytes.
+// Anonymous resident memory (statm: resident minus file-backed and shared pages, and minus
+// AddressSanitizer's shadow in a build with it), and the file-backed and shared resident
+// memory, in bytes.
 std::uint64_t anonResidentBytes() noexcept;
 std::uint64_t fileResidentBytes() noexcept;
 
 // The resident bytes of every mapping whose name in /proc/self/smaps is exactly `name`: a
 // file's path ("/usr/lib/x86_64-linux-gnu/libjemalloc.so.2") or "[heap]" (the brk heap).
 std::uint64_t mappingResidentBytes(const char* name) noexcept;
+
+// The resident bytes of AddressSanitizer's shadow mappings in a build with it (instrumented
+// reads fault them in: not the program's memory); 0 in any other build.
+std::uint64_t sanitizerShadowResidentBytes() noexcept;
 
 // Makes the peak-RSS mark (VmHWM) start again from the current RSS; false when it cannot.
 bool resetPeakRss() noexcept;
