@@ -19,7 +19,9 @@
 //   void prepareFork() / parentAfterFork() / childAfterFork()   registered with
 //                                            pthread_atfork once the heap is built;
 //   strata::MallocStats stats()              what mallinfo2 and malloc_stats report (or any
-//                                            struct with MallocStats's three fields).
+//                                            struct with MallocStats's three fields);
+//   void foreignPointer(void* p)             told of each pointer the shim finds foreign
+//                                            (a hardened heap reports it and aborts).
 //
 // Semantics (glibc's where C leaves a choice):
 //  - every result is aligned to 16; malloc(0) returns a unique pointer that free takes;
@@ -324,6 +326,7 @@ class MallocShim : public OperatorNew<MallocShim<H>> {
   }
 
   [[gnu::cold, gnu::noinline]] static void* foreign([[maybe_unused]] void* p) noexcept {
+    if constexpr (requires(H& h) { h.foreignPointer(p); }) heap().foreignPointer(p);
 #ifndef NDEBUG
     char text[96];
     const int len = std::snprintf(text, sizeof text,

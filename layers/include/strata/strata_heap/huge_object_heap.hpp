@@ -98,6 +98,10 @@ class HugeObjectHeap : public Super {
     freeHuge(chunk, p);
   }
 
+  // Whether p lies in memory this heap manages (a segment, a span arena or a huge chunk):
+  // one map lookup, nothing at p is read.
+  bool owns(const void* p) const noexcept { return p != nullptr && Super::chunkOf(p) != nullptr; }
+
   // Usable bytes from p to the end of its block; 0 for nullptr and foreign pointers.
   std::size_t getSize(void* p) const noexcept {
     if (p == nullptr) return 0;

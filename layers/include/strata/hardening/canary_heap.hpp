@@ -1,0 +1,140 @@
+// CanaryHeap: eight canary bytes right after every object, checked when it is freed or
+// resized, so a write past the object's end (a linear overflow into the neighbour, its
+// header or a free-list link) is caught at the object's next free or realloc.
+//
+// The canary is a mix of the heap's random key and the object's address, with its first
+// byte zero (a string copy that overruns stops at it, so it cannot write the canary back).
+// It sits exactly at the end of the object as asked, which the parent knows because its
+// getSize is the size asked for (ExactSizedHeap: CheckedHeaderHeap); even a one-byte
+// overflow lands on it. A damaged canary is reported by reportHeapCorruption (one line
+// naming the first damaged byte's address, then abort).
+//
+// The canaries can be turned off when the heap is built (CanaryOptions; libstrata-secure.so's
+// STRATA_CANARIES=0): the layer then passes every call through, at the cost of one branch.
+//
+// Not caught: an overflow that skips the canary (a write at an index far past the end), a
+// write past the end that the program undoes before the free, and an object never freed.
+// Cost: 8 bytes an object; one mix and an unaligned 8-byte store on malloc, one mix and a
+// compare on free.
+#pragma once
+#include <cerrno>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "strata/concepts.hpp"
+#include "strata/detail/align.hpp"
+#include "strata/hardening/concepts.hpp"
+#include "strata/hardening/corruption.hpp"
+#include "strata/hardening/secret.hpp"
+
+namespace strata {
+
+struct CanaryOptions {
+  bool enabled = true;
+};
+
+template <ExactSizedHeap Super>
+class CanaryHeap : public Super {
+ public:
+  static constexpr std::size_t CanaryBytes = 8;
+  static constexpr bool ExactSize = true;
+
+  CanaryHeap() noexcept : key_(detail::freshSecret()) {}
+  template <class... A>
+  explicit CanaryHeap(const CanaryOptions& o, A&&... a) noexcept
+      : Super(static_cast<A&&>(a)...), key_(detail::freshSecret()), bytes_(o.enabled ? CanaryBytes : 0) {}
+
+  bool canaries() const noexcept { return bytes_ != 0; }
+
+  void* malloc(std::size_t n) noexcept {
+    std::size_t total;
+    if (!detail::checked_add(n, bytes_, total)) return tooLarge();
+    return place(Super::malloc(total), n);
+  }
+
+  void* mallocZeroed(std::size_t n) noexcept
+    requires ZeroingHeap<Super>
+  {
+    std::size_t total;
+    if (!detail::checked_add(n, bytes_, total)) return tooLarge();
+    return place(Super::mallocZeroed(total), n);
+  }
+
+  void* memalign(std::size_t align, std::size_t n) noexcept
+    requires requires(Super& s) { s.memalign(align, n); }
+  {
+    std::size_t total;
+    if (!detail::checked_add(n, bytes_, total)) return tooLarge();
+    return place(Super::memalign(align, total), n);
+  }
+
+  // Checks the canary, then frees.
+  void free(void* p) noexcept {
+    if (p == nullptr) return;
+    if (bytes_ != 0) check(p);
+    Super::free(p);
+  }
+
+  // The size p was asked for.
+  std::size_t getSize(void* p) noexcept {
+    const std::size_t s = Super::getSize(p);
+    return s >= bytes_ ? s - bytes_ : 0;
+  }
+
+  // p resized where it is (its canary checked, then moved to the new end), or nullptr with
+  // p untouched.
+  void* reallocInPlace(void* p, std::size_t n) noexcept
+    requires ResizesInPlace<Super>
+  {
+    if (bytes_ != 0) check(p);
+    std::size_t total;
+    if (!detail::checked_add(n, bytes_, total)) return nullptr;
+    return place(Super::reallocInPlace(p, total), n);
+  }
+
+  void* reallocMoving(void* p, std::size_t n) noexcept
+    requires MovingHeap<Super>
+  {
+    if (bytes_ != 0) check(p);
+    std::size_t total;
+    if (!detail::checked_add(n, bytes_, total)) return nullptr;
+    return place(Super::reallocMoving(p, total), n);
+  }
+
+ private:
+  static void* tooLarge() noexcept {
+    errno = ENOMEM;
+    return nullptr;
+  }
+
+  std::uint64_t canaryOf(const void* p) const noexcept {
+    return detail::mix64(key_ ^ reinterpret_cast<std::uintptr_t>(p)) & ~std::uint64_t{0xff};
+  }
+
+  // Writes p's canary after its n bytes; p itself (nullptr stays nullptr).
+  void* place(void* p, std::size_t n) noexcept {
+    if (p == nullptr || bytes_ == 0) return p;
+    const std::uint64_t c = canaryOf(p);
+    std::memcpy(static_cast<std::byte*>(p) + n, &c, CanaryBytes);
+    return p;
+  }
+
+  // Reports an overwritten canary at its first damaged byte.
+  void check(void* p) noexcept {
+    const std::size_t s = Super::getSize(p);
+    const std::uint64_t want = canaryOf(p);
+    std::uint64_t have;
+    auto* at = static_cast<std::byte*>(p) + (s >= CanaryBytes ? s - CanaryBytes : 0);
+    std::memcpy(&have, at, CanaryBytes);
+    if (have == want && s >= CanaryBytes) [[likely]] return;
+    const std::uint64_t diff = have ^ want;
+    const int first = diff != 0 ? __builtin_ctzll(diff) / 8 : 0;  // little-endian byte order
+    reportHeapCorruption(HeapCorruption::Overflow, at + first);
+  }
+
+  std::uint64_t key_;
+  std::size_t bytes_ = CanaryBytes;  // 0 when turned off
+};
+
+}  // namespace strata

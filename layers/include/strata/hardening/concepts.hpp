@@ -1,0 +1,39 @@
+// What the hardening layers ask of their parents, beyond strata/concepts.hpp.
+#pragma once
+#include <concepts>
+#include <cstddef>
+
+#include "strata/concepts.hpp"
+
+namespace strata {
+
+// A heap whose objects are 16-byte aligned: room for a 16-byte header keeps the object
+// aligned (CheckedHeaderHeap).
+template <class H>
+concept SixteenAlignedHeap = Heap<H> && (H::Alignment >= 16);
+
+// A sized heap whose getSize is exactly the size each object was asked for, not its block's
+// (CheckedHeaderHeap records it), so a layer above knows where the object ends (CanaryHeap).
+template <class H>
+concept ExactSizedHeap = SizedHeap<H> && requires {
+  { H::ExactSize } -> std::convertible_to<bool>;
+} && H::ExactSize;
+
+// A heap that can say whether an address lies in memory it manages, without touching it
+// (a map lookup): a check may then read a header below a pointer only when it is safe to.
+template <class H>
+concept OwningHeap = Heap<H> && requires(const H& h, const void* p) {
+  { h.owns(p) } -> std::same_as<bool>;
+};
+
+// Optional members the hardening layers wrap when the parent has them.
+template <class H>
+concept ZeroingHeap = Heap<H> && requires(H& h, std::size_t n) {
+  { h.mallocZeroed(n) } -> std::same_as<void*>;
+};
+template <class H>
+concept MovingHeap = Heap<H> && requires(H& h, void* p, std::size_t n) {
+  { h.reallocMoving(p, n) } -> std::same_as<void*>;
+};
+
+}  // namespace strata

@@ -1,0 +1,42 @@
+// The hardening layers' secrets: a random 64-bit key per heap, from the kernel's random
+// source, and the mixing function that seals a header or a canary with it. An attacker who
+// can read one sealed value learns nothing about another (the address is mixed in), and one
+// who cannot read memory cannot forge a seal.
+#pragma once
+#include <sys/auxv.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include <cstdint>
+#include <cstring>
+
+namespace strata::detail {
+
+// A 64-bit mix with full avalanche (the finaliser of SplitMix64).
+constexpr std::uint64_t mix64(std::uint64_t x) noexcept {
+  x ^= x >> 30;
+  x *= 0xbf58476d1ce4e5b9ULL;
+  x ^= x >> 27;
+  x *= 0x94d049bb133111ebULL;
+  x ^= x >> 31;
+  return x;
+}
+
+// A fresh random key, never 0. getrandom(2) first; if the kernel refuses (no entropy this
+// early, a seccomp filter), the 16 random bytes the kernel gave the process at exec
+// (AT_RANDOM) mixed with the clock and an address. Never allocates.
+inline std::uint64_t freshSecret() noexcept {
+  std::uint64_t key = 0;
+  if (::getrandom(&key, sizeof key, GRND_NONBLOCK) != static_cast<ssize_t>(sizeof key)) {
+    std::uint64_t at[2] = {0, 0};
+    if (const auto* r = reinterpret_cast<const unsigned char*>(::getauxval(AT_RANDOM)))
+      std::memcpy(at, r, sizeof at);
+    timespec ts{};
+    ::clock_gettime(CLOCK_MONOTONIC, &ts);
+    key = mix64(at[0] ^ mix64(at[1] ^ static_cast<std::uint64_t>(ts.tv_nsec) ^
+                              reinterpret_cast<std::uintptr_t>(&key)));
+  }
+  return key != 0 ? key : 0x9e3779b97f4a7c15ULL;
+}
+
+}  // namespace strata::detail
