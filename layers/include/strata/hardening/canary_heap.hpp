@@ -2,7 +2,7 @@
 // resized, so a write past the object's end (a linear overflow into the neighbour, its
 // header or a free-list link) is caught at the object's next free or realloc.
 //
-// The canary is a mix of the heap's random key and the object's address, with its first
+// The canary is a keyed tag of the object's address under the heap's random key, with its first
 // byte zero (a string copy that overruns stops at it, so it cannot write the canary back).
 // It sits exactly at the end of the object as asked, which the parent knows because its
 // getSize is the size asked for (ExactSizedHeap: CheckedHeaderHeap); even a one-byte
@@ -14,8 +14,8 @@
 //
 // Not caught: an overflow that skips the canary (a write at an index far past the end), a
 // write past the end that the program undoes before the free, and an object never freed.
-// Cost: 8 bytes an object; one mix and an unaligned 8-byte store on malloc, one mix and a
-// compare on free.
+// Cost: 8 bytes an object; a multiply and an unaligned 8-byte store on malloc, a multiply,
+// the parent's getSize and a compare on free.
 #pragma once
 #include <cerrno>
 #include <cstddef>
@@ -69,11 +69,17 @@ class CanaryHeap : public Super {
     return place(Super::memalign(align, total), n);
   }
 
-  // Checks the canary, then frees.
+  // Checks the canary, then frees (over a parent with freeInspected, its header is checked
+  // once for both).
   void free(void* p) noexcept {
     if (p == nullptr) return;
-    if (bytes_ != 0) check(p);
-    Super::free(p);
+    if (bytes_ == 0) return Super::free(p);
+    if constexpr (requires(Super& s) { s.freeInspected(p, [](std::size_t) {}); }) {
+      Super::freeInspected(p, [&](std::size_t size) { checkAt(p, size); });
+    } else {
+      check(p);
+      Super::free(p);
+    }
   }
 
   // The size p was asked for.
@@ -109,7 +115,7 @@ class CanaryHeap : public Super {
   }
 
   std::uint64_t canaryOf(const void* p) const noexcept {
-    return detail::mix64(key_ ^ reinterpret_cast<std::uintptr_t>(p)) & ~std::uint64_t{0xff};
+    return detail::tag64(key_, reinterpret_cast<std::uintptr_t>(p)) & ~std::uint64_t{0xff};
   }
 
   // Writes p's canary after its n bytes; p itself (nullptr stays nullptr).
@@ -121,8 +127,10 @@ class CanaryHeap : public Super {
   }
 
   // Reports an overwritten canary at its first damaged byte.
-  void check(void* p) noexcept {
-    const std::size_t s = Super::getSize(p);
+  void check(void* p) noexcept { checkAt(p, Super::getSize(p)); }
+
+  // The same, given the parent's size of p.
+  void checkAt(void* p, std::size_t s) noexcept {
     const std::uint64_t want = canaryOf(p);
     std::uint64_t have;
     auto* at = static_cast<std::byte*>(p) + (s >= CanaryBytes ? s - CanaryBytes : 0);

@@ -22,6 +22,14 @@ constexpr std::uint64_t mix64(std::uint64_t x) noexcept {
   return x;
 }
 
+// A keyed 32-bit tag of a value in the high half of the result: one multiply. Not a
+// cryptographic MAC (nor is Scudo's CRC32): it stops forged or stale headers and canaries
+// written without reading the key, which is what a heap overflow or a dangling pointer can do.
+constexpr std::uint64_t tag64(std::uint64_t key, std::uint64_t v) noexcept {
+  const std::uint64_t x = (key ^ v) * 0x9e3779b97f4a7c15ULL;
+  return x ^ (x >> 29);
+}
+
 // A fresh random key, never 0. getrandom(2) first; if the kernel refuses (no entropy this
 // early, a seccomp filter), the 16 random bytes the kernel gave the process at exec
 // (AT_RANDOM) mixed with the clock and an address. Never allocates.
