@@ -16,7 +16,7 @@
 #           and GoogleTest) in build/suites/tree with ninja, the compiler driver, cc1plus, the
 #           assembler and the linker all under the allocator. Compilation is deterministic, so
 #           it passes when every object, library and program is byte-identical to glibc's.
-# Libraries: strata (libstrata.so), kingsley, lea, or a path to any malloc library; default
+# Libraries: strata (libstrata.so), kingsley, lea, secure, or a path to any malloc library; default
 # all three Strata libraries, built in build/lib when missing.
 # Prints a table, keeps logs in build/suites/, exits 1 when any library differs from glibc.
 set -uo pipefail
@@ -57,9 +57,9 @@ IFS=, read -ra names <<<"$libraries"
 for n in "${names[@]}"; do
   case $n in
     strata) lib_of[$n]=$root/build/lib/libstrata.so; need_build+=(strata_malloc) ;;
-    kingsley|lea) lib_of[$n]=$root/build/lib/libstrata-$n.so; need_build+=(strata_malloc_$n) ;;
+    kingsley|lea|secure) lib_of[$n]=$root/build/lib/libstrata-$n.so; need_build+=(strata_malloc_$n) ;;
     */*) [ -f "$n" ] || die "no library at '$n'"; lib_of[$n]=$(realpath "$n") ;;
-    *) die "unknown library '$n' (strata, kingsley, lea or a path)" ;;
+    *) die "unknown library '$n' (strata, kingsley, lea, secure or a path)" ;;
   esac
   allocators+=("$n")
 done
