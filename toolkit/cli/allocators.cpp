@@ -16,7 +16,7 @@ constexpr std::string_view kHelp =
     "usage: strata allocators [--paths]\n"
     "\n"
     "Lists the allocators strata knows, in this order: glibc, jemalloc, mimalloc, tcmalloc,\n"
-    "strata-kingsley, strata-lea, strata; for each, whether it is available on this machine\n"
+    "strata-kingsley, strata-lea, strata, strata-secure; for each, whether it is available on this machine\n"
     "and the library `strata run --allocator NAME` preloads (or what to install or build).\n"
     "\n"
     "  --paths   only the available allocators, one line each: NAME<TAB>LIBRARY\n"

@@ -90,7 +90,7 @@ std::vector<support::Option> optionTable(replay::ReplayOptions& opt, std::string
   return {
       {.name = "--allocator", .value = "SPEC",
        .help = "glibc, jemalloc, mimalloc, tcmalloc, strata-kingsley, strata-lea,\n"
-               "strata (`strata allocators`), a library path (./libmine.so), or\n"
+               "strata, strata-secure (`strata allocators`), a library path (./libmine.so), or\n"
                "none (a do-nothing allocator that measures the harness alone);\n"
                "settings follow as :NAME=VALUE, set in the replay's environment\n"
                "(jemalloc:MALLOC_CONF=narenas:1; `strata run --help` has more)",

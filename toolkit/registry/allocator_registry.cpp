@@ -18,7 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::array<AllocatorInfo, 7> kAllocators{{
+constexpr std::array<AllocatorInfo, 8> kAllocators{{
     {"glibc", Origin::System, "", "", ""},
     {"jemalloc", Origin::Peer, "libjemalloc.so.2", "libjemalloc2 (dev: libjemalloc-dev)", ""},
     {"mimalloc", Origin::Peer, "libmimalloc.so.2", "libmimalloc2.0 (dev: libmimalloc-dev)", ""},
@@ -27,6 +27,7 @@ constexpr std::array<AllocatorInfo, 7> kAllocators{{
     {"strata-kingsley", Origin::Strata, "libstrata-kingsley.so", "", "strata_malloc_kingsley"},
     {"strata-lea", Origin::Strata, "libstrata-lea.so", "", "strata_malloc_lea"},
     {"strata", Origin::Strata, "libstrata.so", "", "strata_malloc"},
+    {"strata-secure", Origin::Strata, "libstrata-secure.so", "", "strata_malloc_secure"},
 }};
 
 // The directory the running C library was loaded from (e.g. /lib/x86_64-linux-gnu), found

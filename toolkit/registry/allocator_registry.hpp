@@ -28,7 +28,7 @@ struct AllocatorInfo {
 };
 
 // Every known allocator, in the order the command and the benchmark list them: glibc,
-// jemalloc, mimalloc, tcmalloc, strata-kingsley, strata-lea, strata.
+// jemalloc, mimalloc, tcmalloc, strata-kingsley, strata-lea, strata, strata-secure.
 std::span<const AllocatorInfo> knownAllocators();
 
 // The allocator with this name, or nullptr.

@@ -47,7 +47,8 @@ if(NOT STRATA_SANITIZE)
   set(strata_c2_libs
     strata_malloc_kingsley strata-kingsley
     strata_malloc_lea strata-lea
-    strata_malloc strata)
+    strata_malloc strata
+    strata_malloc_secure strata-secure)
   while(strata_c2_libs)
     list(POP_FRONT strata_c2_libs strata_c2_target strata_c2_name)
     if(NOT TARGET ${strata_c2_target})

@@ -30,7 +30,7 @@ if(NOT STRATA_SANITIZE)
     STDOUT "malloc from .*/libc\\.so\\.6" "conformance ok" EXACT stdout FORBID "FAIL .*")
   set_tests_properties(malloc.conformance.glibc PROPERTIES TIMEOUT 120)
   foreach(pair IN ITEMS strata_malloc_kingsley:strata-kingsley strata_malloc_lea:strata-lea
-                        strata_malloc:strata)
+                        strata_malloc:strata strata_malloc_secure:strata-secure)
     string(REPLACE ":" ";" pair ${pair})
     list(GET pair 0 target)
     list(GET pair 1 lib)

@@ -55,8 +55,9 @@ bool contains(const std::string& s, const std::string& part) {
 }
 
 // The canonical order of allocator names.
-const std::vector<std::string> kOrder = {"glibc",           "jemalloc",   "mimalloc", "tcmalloc",
-                                         "strata-kingsley", "strata-lea", "strata"};
+const std::vector<std::string> kOrder = {"glibc",           "jemalloc",   "mimalloc",
+                                         "tcmalloc",        "strata-kingsley", "strata-lea",
+                                         "strata",          "strata-secure"};
 
 // Where this machine's jemalloc is, when the Debian package is installed (found here
 // independently of the registry: the build machine's multiarch directory).
@@ -217,7 +218,7 @@ TEST(CliRun, InvocationErrorsExitWith2AndSayWhy) {
       {{"run", "--allocator=glibc", "--frob", "--", "true"}, "unknown option '--frob'"},
       {{"run", "--allocator", "ptmalloc9", "--", "true"},
        "unknown allocator 'ptmalloc9'; known allocators: glibc, jemalloc, mimalloc, tcmalloc, "
-       "strata-kingsley, strata-lea, strata"},
+       "strata-kingsley, strata-lea, strata, strata-secure"},
   };
   for (const Case& c : cases) {
     const Result r = run(c.args);

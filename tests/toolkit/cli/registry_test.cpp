@@ -29,8 +29,9 @@ fs::path fakeLibrary(const TempDir& dir, const std::string& rel) {
 }
 
 // The canonical order of allocator names.
-const std::vector<std::string> kOrder = {"glibc",           "jemalloc",   "mimalloc", "tcmalloc",
-                                         "strata-kingsley", "strata-lea", "strata"};
+const std::vector<std::string> kOrder = {"glibc",           "jemalloc",   "mimalloc",
+                                         "tcmalloc",        "strata-kingsley", "strata-lea",
+                                         "strata",          "strata-secure"};
 
 TEST(AllocatorRegistry, KnowsTheAllocatorsInOrder) {
   std::vector<std::string> names;

@@ -212,7 +212,7 @@ TEST(CompareArgs, UnknownAllocatorExits2ListingTheKnownOnes) {
   EXPECT_EQ(r.exitCode(), 2);
   EXPECT_TRUE(contains(r.err, "unknown allocator 'nosuchmalloc'")) << r.err;
   for (const char* name : {"glibc", "jemalloc", "mimalloc", "tcmalloc", "strata-kingsley",
-                           "strata-lea", "strata"})
+                           "strata-lea", "strata", "strata-secure"})
     EXPECT_TRUE(contains(r.err, name)) << r.err;
   EXPECT_FALSE(fs::exists(tmp.path() / "out"))
       << "nothing is done before the arguments are checked";
@@ -388,8 +388,8 @@ TEST(CompareGlibc, ProgressBarOnlyOnATerminal) {
 // ---- compare end to end on every allocator (preloads: not under sanitizers) -----------------
 
 #if STRATA_TEST_PRELOAD
-const std::vector<std::string> kAllocators = {"glibc",  "jemalloc",   "mimalloc",
-                                              "strata", "strata-lea", "strata-kingsley"};
+const std::vector<std::string> kAllocators = {"glibc",      "jemalloc",   "mimalloc",       "strata",
+                                              "strata-lea", "strata-kingsley", "strata-secure"};
 
 std::string joined(const std::vector<std::string>& v) {
   std::string s;

@@ -25,7 +25,7 @@ if(TARGET strata_cli)
   add_dependencies(compare_test strata_cli compare_alloc_program strata_share_files)
   # What the runs use: the replayer, the recorder and the allocators' libraries.
   foreach(strata_cmp_dep strata_replayer strata_probe strata_record strata_malloc
-          strata_malloc_lea strata_malloc_kingsley)
+          strata_malloc_lea strata_malloc_kingsley strata_malloc_secure)
     if(TARGET ${strata_cmp_dep})
       add_dependencies(compare_test ${strata_cmp_dep})
     endif()
