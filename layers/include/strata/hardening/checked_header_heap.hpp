@@ -136,6 +136,10 @@ class CheckedHeaderHeap : public Super {
     return seal(moved + offset - HeaderSize, units, n);
   }
 
+  // A parent's way to allocate from its free blocks only would hand out objects without a
+  // header: not passed on.
+  void* mallocFromBins(std::size_t) = delete;
+
   // A pointer the layer above found foreign before it reached here (not 16-aligned).
   [[noreturn]] void foreignPointer(void* p) noexcept {
     reportHeapCorruption(HeapCorruption::InvalidFree, p);

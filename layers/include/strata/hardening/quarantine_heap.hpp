@@ -120,6 +120,9 @@ class QuarantineHeap : public Super {
     return total;
   }
 
+  // Freeing everything at once would leave the quarantine holding freed memory: not passed on.
+  void clear() = delete;
+
   // Fork: the shards' locks, then the parent's.
   void prepareFork() noexcept {
     for (Shard& s : shards_) s.lock.lock();

@@ -1,0 +1,92 @@
+// CanaryHeap: the differential harness over the header layer; a write of even one byte past
+// an object's end stops the process at its free or resize, with the first damaged byte's
+// address; an exact fill, and resizes that move the canary, raise nothing; with the canaries
+// turned off the layer passes every call through.
+#include "strata/hardening/canary_heap.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "strata/general/strata_heap.hpp"
+#include "strata/hardening/checked_header_heap.hpp"
+#include "strata/top/malloc_heap.hpp"
+#include "support/differential.hpp"
+
+using namespace strata;
+
+using Canaried = CanaryHeap<CheckedHeaderHeap<StrataHeap>>;
+static_assert(ExactSizedHeap<Canaried> && Canaried::Alignment == 16);
+static_assert(ResizesInPlace<Canaried> && ZeroingHeap<Canaried> && MovingHeap<Canaried>);
+static_assert(!ExactSizedHeap<MallocHeap>, "malloc_usable_size is not the size asked for");
+
+TEST(CanaryHeap, Differential) {
+  test::expectEverythingReturned<Canaried>({.seed = 41, .ops = 400'000});
+}
+
+TEST(CanaryHeap, ExactFillsAndResizesRaiseNothing) {
+  auto h = std::make_unique<Canaried>();
+  for (std::size_t n : {1u, 8u, 24u, 100u, 4096u, 70'000u}) {
+    auto* p = static_cast<unsigned char*>(h->malloc(n));
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(h->getSize(p), n);
+    std::memset(p, 0xff, n);  // every byte of the object, none past it
+    if (void* q = h->reallocInPlace(p, n / 2 + 1)) {
+      EXPECT_EQ(q, p);
+      EXPECT_EQ(h->getSize(p), n / 2 + 1);
+      std::memset(p, 0xee, n / 2 + 1);
+    }
+    h->free(p);
+  }
+  auto* z = static_cast<unsigned char*>(h->mallocZeroed(300));
+  for (int i = 0; i < 300; ++i) ASSERT_EQ(z[i], 0);
+  h->free(z);
+}
+
+TEST(CanaryHeap, TurnedOffPassesThrough) {
+  auto h = std::make_unique<Canaried>(CanaryOptions{.enabled = false});
+  EXPECT_FALSE(h->canaries());
+  auto* p = static_cast<char*>(h->malloc(24));
+  EXPECT_EQ(h->getSize(p), 24u);
+  p[24] = 'x';  // no canary there to damage (the block's slack)
+  h->free(p);
+}
+
+using CanaryHeapDeathTest = ::testing::Test;
+
+TEST_F(CanaryHeapDeathTest, OneByteOverflowIsReportedAtThatByte) {
+  static Canaried h;
+  auto* p = static_cast<char*>(h.malloc(40));
+  p[40] = 0;  // the canary's first byte is zero: a terminating NUL changes nothing
+  p[41] = 'A';
+  char at[64];
+  std::snprintf(at, sizeof at, "strata: overflow past the end of an object at %p\n",
+                static_cast<void*>(p + 41));
+  EXPECT_DEATH(h.free(p), at);
+}
+
+TEST_F(CanaryHeapDeathTest, OverflowIsReportedOnResize) {
+  EXPECT_DEATH(
+      {
+        static Canaried h;
+        auto* p = static_cast<char*>(h.malloc(5000));
+        std::memset(p, 'A', 5000 + 8);
+        (void)h.reallocInPlace(p, 6000);
+      },
+      "strata: overflow past the end of an object at 0x");
+}
+
+TEST_F(CanaryHeapDeathTest, OverflowOfALargeObjectIsReported) {
+  EXPECT_DEATH(
+      {
+        static Canaried h;
+        auto* p = static_cast<char*>(h.malloc(1u << 20));
+        std::memset(p + (1u << 20), 'A', 64);
+        h.free(p);
+      },
+      "strata: overflow past the end of an object at 0x");
+}

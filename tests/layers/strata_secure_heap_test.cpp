@@ -1,0 +1,97 @@
+// StrataSecureHeap, the heap of libstrata-secure.so: the whole stack through the
+// differential harness (with and without its optional checks), its options read from the
+// environment (bad values named and ignored), and each layer's report reaching through it.
+#include "strata/general/strata_secure_heap.hpp"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "support/differential.hpp"
+
+using namespace strata;
+
+static_assert(ExactSizedHeap<StrataSecureHeap> && StrataSecureHeap::Alignment == 16);
+static_assert(ResizesInPlace<StrataSecureHeap> && ZeroingHeap<StrataSecureHeap>);
+static_assert(OwningHeap<StrataSecureHeap>, "foreign pointers are found by a map lookup");
+
+TEST(StrataSecureHeap, Differential) {
+  test::expectEverythingReturned<StrataSecureHeap>({.seed = 61, .ops = 400'000});
+}
+
+TEST(StrataSecureHeap, DifferentialWithEveryCheckOffOrWide) {
+  for (const StrataSecureOptions& o :
+       {StrataSecureOptions{.canary = {.enabled = false}, .quarantine = {.bytes = 0}},
+        StrataSecureOptions{.canary = {}, .quarantine = {.bytes = 64 << 20, .maxObject = 8 << 20}}}) {
+    StrataSecureHeap h(o);
+    test::runDifferential(h, {.seed = 62, .ops = 200'000, .sizes = test::SizeMix::Mixed});
+  }
+}
+
+namespace {
+// Sets the variables for the life of the object.
+struct Env {
+  explicit Env(std::vector<std::pair<std::string, std::string>> vars) : vars_(std::move(vars)) {
+    for (const auto& [k, v] : vars_) ::setenv(k.c_str(), v.c_str(), 1);
+  }
+  ~Env() {
+    for (const auto& [k, v] : vars_) ::unsetenv(k.c_str());
+  }
+  std::vector<std::pair<std::string, std::string>> vars_;
+};
+}  // namespace
+
+TEST(StrataSecureHeap, OptionsFromTheEnvironment) {
+  {
+    const StrataSecureOptions d = secureOptionsFromEnvironment();
+    EXPECT_TRUE(d.canary.enabled);
+    EXPECT_EQ(d.quarantine.bytes, QuarantineOptions{}.bytes);
+    EXPECT_EQ(d.quarantine.maxObject, QuarantineOptions{}.maxObject);
+  }
+  Env env({{"STRATA_CANARIES", "0"}, {"STRATA_QUARANTINE", "8M"}, {"STRATA_QUARANTINE_MAX", "64k"}});
+  const StrataSecureOptions o = secureOptionsFromEnvironment();
+  EXPECT_FALSE(o.canary.enabled);
+  EXPECT_EQ(o.quarantine.bytes, std::size_t{8} << 20);
+  EXPECT_EQ(o.quarantine.maxObject, std::size_t{64} << 10);
+}
+
+TEST(StrataSecureHeap, BadOptionsAreNamedAndKeepTheDefault) {
+  Env env({{"STRATA_CANARIES", "yes"}, {"STRATA_QUARANTINE", "lots"}});
+  testing::internal::CaptureStderr();
+  const StrataSecureOptions o = secureOptionsFromEnvironment();
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_TRUE(o.canary.enabled);
+  EXPECT_EQ(o.quarantine.bytes, QuarantineOptions{}.bytes);
+  EXPECT_NE(err.find("strata: ignoring STRATA_CANARIES=yes (0 or 1); using the default"),
+            std::string::npos) << err;
+  EXPECT_NE(err.find("strata: ignoring STRATA_QUARANTINE=lots"), std::string::npos) << err;
+}
+
+using StrataSecureHeapDeathTest = ::testing::Test;
+
+// One misuse per layer, through the whole stack.
+TEST_F(StrataSecureHeapDeathTest, EveryLayerReportsThroughTheStack) {
+  static StrataSecureHeap h;
+  auto* a = static_cast<char*>(h.malloc(100));
+  auto* b = static_cast<char*>(h.malloc(100));
+  h.free(b);
+  EXPECT_DEATH(h.free(b), "strata: double free at 0x");
+  EXPECT_DEATH(
+      {
+        a[100] = 'A';
+        h.free(a);
+      },
+      "strata: overflow past the end of an object at 0x");
+  EXPECT_DEATH(
+      {
+        b[20] = 'A';
+        h.checkAll();
+      },
+      "strata: write after free at 0x");
+}
