@@ -56,7 +56,24 @@ TEST(CanaryHeap, TurnedOffPassesThrough) {
   h->free(p);
 }
 
+// A big zeroed object keeps its tail untouched: the canary reads as zero, and passes.
+TEST(CanaryHeap, ABigZeroedObjectsCanaryIsLeftUnwritten) {
+  auto h = std::make_unique<Canaried>();
+  const std::size_t n = 3 * Canaried::kLazyFrom;
+  auto* p = static_cast<unsigned char*>(h->mallocZeroed(n));
+  for (std::size_t i = 0; i < n + Canaried::CanaryBytes; ++i) ASSERT_EQ(p[i], 0) << i;
+  p[0] = 1;
+  h->free(p);
+}
+
 using CanaryHeapDeathTest = ::testing::Test;
+
+TEST_F(CanaryHeapDeathTest, ABigZeroedObjectsOverflowIsStillReported) {
+  static Canaried h;
+  auto* p = static_cast<char*>(h.mallocZeroed(2 * Canaried::kLazyFrom));
+  p[2 * Canaried::kLazyFrom + 2] = 'A';
+  EXPECT_DEATH(h.free(p), "strata: overflow past the end of an object at 0x");
+}
 
 TEST_F(CanaryHeapDeathTest, OneByteOverflowIsReportedAtThatByte) {
   static Canaried h;

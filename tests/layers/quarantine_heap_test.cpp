@@ -85,6 +85,25 @@ TEST(QuarantineHeap, ABigObjectWaitsDecommitted) {
   h->checkAll();  // read back in, but still zero: nothing to report
 }
 
+// A thread that freed and went quiet leaves objects in its shard; the other threads' frees
+// empty that shard (it has seen no free since their last look), so the quiet thread's
+// objects do not stay allocated in its heap for as long as it stays quiet.
+TEST(QuarantineHeap, AQuietThreadsShardIsEmptiedByTheOthers) {
+  auto h = quarantine(Quarantined::kShards * 64 << 10);
+  std::thread quiet([&h] {
+    for (int i = 0; i < 200; ++i) h->free(h->malloc(256));
+  });
+  quiet.join();
+  const std::size_t left = h->quarantinedBytes();
+  ASSERT_GT(left, 200u * 200) << "the quiet thread's objects wait";
+  std::thread busy([&h] {
+    for (int i = 0; i < 50'000; ++i) h->free(h->malloc(32));
+  });
+  busy.join();
+  // What waits now is the busy thread's own objects alone (32-byte ones).
+  EXPECT_LT(h->quarantinedBytes(), Quarantined::kSlots * 64u);
+}
+
 TEST(QuarantineHeap, ThreadsFreeingAtOnceLoseNothing) {
   auto h = quarantine(256 << 10);
   std::vector<std::thread> threads;

@@ -12,7 +12,12 @@
 // The canaries can be turned off when the heap is built (CanaryOptions; libstrata-secure.so's
 // STRATA_CANARIES=0): the layer then passes every call through, at the cost of one branch.
 //
-// Not caught: an overflow that skips the canary (a write at an index far past the end), a
+// A zeroed object (mallocZeroed) of kLazyFrom bytes or more gets no canary written: its tail
+// already reads as zero, and writing the canary would make a page resident that a sparse
+// calloc never touches. So from that size an all-zero canary passes the check too.
+//
+// Not caught: an overflow that writes only zeros over the canary of an object of kLazyFrom
+// bytes or more, an overflow that skips the canary (a write at an index far past the end), a
 // write past the end that the program undoes before the free, and an object never freed.
 // Cost: 8 bytes an object; a multiply and an unaligned 8-byte store on malloc, a multiply,
 // the parent's getSize and a compare on free.
@@ -38,6 +43,8 @@ template <ExactSizedHeap Super>
 class CanaryHeap : public Super {
  public:
   static constexpr std::size_t CanaryBytes = 8;
+  // Objects of this size and more may carry an all-zero canary (mallocZeroed's).
+  static constexpr std::size_t kLazyFrom = 4096;
   static constexpr bool ExactSize = true;
 
   CanaryHeap() noexcept : key_(detail::freshSecret()) {}
@@ -53,12 +60,16 @@ class CanaryHeap : public Super {
     return place(Super::malloc(total), n);
   }
 
+  // n bytes that read as zero. From kLazyFrom bytes the canary is left unwritten (zero, as
+  // the rest): writing it would make the object's last page resident, which a sparse calloc
+  // never touches.
   void* mallocZeroed(std::size_t n) noexcept
     requires ZeroingHeap<Super>
   {
     std::size_t total;
     if (!detail::checked_add(n, bytes_, total)) return tooLarge();
-    return place(Super::mallocZeroed(total), n);
+    void* p = Super::mallocZeroed(total);
+    return n >= kLazyFrom ? p : place(p, n);
   }
 
   void* memalign(std::size_t align, std::size_t n) noexcept
@@ -136,6 +147,7 @@ class CanaryHeap : public Super {
     auto* at = static_cast<std::byte*>(p) + (s >= CanaryBytes ? s - CanaryBytes : 0);
     std::memcpy(&have, at, CanaryBytes);
     if (have == want && s >= CanaryBytes) [[likely]] return;
+    if (have == 0 && s >= kLazyFrom + CanaryBytes) return;  // a zeroed object's unwritten canary
     const std::uint64_t diff = have ^ want;
     const int first = diff != 0 ? __builtin_ctzll(diff) / 8 : 0;  // little-endian byte order
     reportHeapCorruption(HeapCorruption::Overflow, at + first);

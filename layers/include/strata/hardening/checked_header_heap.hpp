@@ -87,9 +87,7 @@ class CheckedHeaderHeap : public Super {
   void free(void* p) noexcept {
     if (p == nullptr) return;
     Header* h = vet(p);
-    std::byte* b = blockOf(p, h);
-    h->check = freedSeal(p);
-    Super::free(b);
+    release(p, h);
   }
 
   // free, with inspect(n) called between the header check and the free (n: the size p was
@@ -99,9 +97,7 @@ class CheckedHeaderHeap : public Super {
   void freeInspected(void* p, Inspect&& inspect) noexcept {
     Header* h = vet(p);
     inspect(static_cast<std::size_t>(h->word & kSizeMask));
-    std::byte* b = blockOf(p, h);
-    h->check = freedSeal(p);
-    Super::free(b);
+    release(p, h);
   }
 
   // The size p was asked for (after checking its header); 0 for nullptr.
@@ -186,6 +182,21 @@ class CheckedHeaderHeap : public Super {
     h->word = kLive | n;
     h->check = sealOf(p, h->word, units);
     return p;
+  }
+
+  // Marks p freed and gives its block back; a parent that takes the bytes used (a
+  // QuarantineHeap: freeUsed) is told them, the header's and the object's.
+  void release(void* p, Header* h) noexcept {
+    std::byte* b = blockOf(p, h);
+    const std::size_t used = detail::align_up(
+        static_cast<std::size_t>(static_cast<std::byte*>(p) - b) + static_cast<std::size_t>(h->word & kSizeMask),
+        Alignment);
+    h->check = freedSeal(p);
+    if constexpr (requires(Super& s) { s.freeUsed(p, used); }) {
+      Super::freeUsed(b, used);
+    } else {
+      Super::free(b);
+    }
   }
 
   // p's header, once it proves p is a live object of this heap; otherwise reports and aborts.

@@ -12,8 +12,14 @@
 // back to the system (they read as zero again), and on leaving only the pages that became
 // resident again (mincore) are read. Such a big object costs the budget only its partial
 // edge pages, so it waits as long as small ones do; at most kBigSlots of them wait per
-// shard, which bounds the address space held.
+// shard, which bounds the address space held. A shard no thread has freed into since the last
+// look (its threads went quiet or exited) is emptied a few objects at a time by the others:
+// every kVisitEvery frees a thread looks at one other shard, so a quiet thread's last
+// objects do not stay allocated, pinning its heap's pages, for as long as it stays quiet.
 // trim() and checkAll() (a library calls the latter at exit) look at everything waiting.
+//
+// A layer above that knows how much of the block it used says so (freeUsed: CheckedHeaderHeap
+// does); then only those bytes are zeroed and checked, and the parent's size lookup is saved.
 //
 // A changed byte is reported by reportHeapCorruption (WriteAfterFree at its address). Not
 // caught: a write after the object left the quarantine, a write of zeros, a read after free.
@@ -44,8 +50,10 @@ struct QuarantineOptions {
 };
 
 namespace detail {
-// The calling thread's quarantine shard, plus one (0: not chosen yet).
+// The calling thread's quarantine shard, plus one (0: not chosen yet), and its count of
+// frees (when to look at another shard).
 inline thread_local unsigned quarantineShard __attribute__((tls_model("initial-exec"))) = 0;
+inline thread_local unsigned quarantineFrees __attribute__((tls_model("initial-exec"))) = 0;
 inline std::atomic<unsigned> quarantineThreads{0};
 }  // namespace detail
 
@@ -71,22 +79,14 @@ class QuarantineHeap : public Super {
   void free(void* p) noexcept {
     if (p == nullptr) return;
     if (options_.bytes == 0) return Super::free(p);
-    const std::size_t usable = Super::getSize(p);
-    if (usable > options_.maxObject || usable <= KeepBytes) {
-      Super::free(p);
-      return;
-    }
-    const std::size_t charged = scrub(static_cast<std::byte*>(p), usable);
-    Shard& s = shards_[shardIndex()];
-    Entry out[kBatch];
-    unsigned leaving = 0;
-    s.lock.lock();
-    s.push({p, usable, charged});
-    while (leaving < kBatch && s.count > 0 &&
-           (s.bytes > share() || s.count == kSlots || s.big > kBigSlots))
-      out[leaving++] = s.pop();
-    s.lock.unlock();
-    release(out, leaving);
+    quarantine(p, Super::getSize(p));
+  }
+
+  // free, told by the layer above how many bytes of p's block it used (at most the block's
+  // usable size): only those are zeroed and checked, and the parent's size lookup is saved.
+  void freeUsed(void* p, std::size_t used) noexcept {
+    if (options_.bytes == 0) return Super::free(p);
+    quarantine(p, used);
   }
 
   // Checks and gives back everything waiting; then the parent's trim, when it has one.
@@ -139,6 +139,7 @@ class QuarantineHeap : public Super {
 
  private:
   static constexpr unsigned kBatch = 8;  // objects that leave per free at most
+  static constexpr unsigned kVisitEvery = 16;  // frees between looks at another shard
   static constexpr std::size_t kInlineBytes = 512;  // zeroed by inline stores up to this
 
   struct Entry {
@@ -150,10 +151,12 @@ class QuarantineHeap : public Super {
     SpinLock lock;
     unsigned head = 0, count = 0, big = 0;
     std::size_t bytes = 0;
+    std::uint64_t pushes = 0, pushesSeen = 0;  // frees into it; what the last look saw
     Entry ring[kSlots];
     void push(const Entry& e) noexcept {
       ring[(head + count) % kSlots] = e;
       ++count;
+      ++pushes;
       bytes += e.charged;
       big += e.charged < e.usable;
     }
@@ -168,6 +171,42 @@ class QuarantineHeap : public Super {
   };
 
   std::size_t share() const noexcept { return options_.bytes / kShards; }
+
+  // Zeroes the first `used` bytes of p (past KeepBytes) and queues it, or gives it back at
+  // once when it is too large or too small to wait.
+  void quarantine(void* p, std::size_t used) noexcept {
+    if (used > options_.maxObject || used <= KeepBytes) {
+      Super::free(p);
+      return;
+    }
+    const std::size_t charged = scrub(static_cast<std::byte*>(p), used);
+    const unsigned mine = shardIndex();
+    Shard& s = shards_[mine];
+    Entry out[kBatch];
+    unsigned leaving = 0;
+    s.lock.lock();
+    s.push({p, used, charged});
+    while (leaving < kBatch && s.count > 0 &&
+           (s.bytes > share() || s.count == kSlots || s.big > kBigSlots))
+      out[leaving++] = s.pop();
+    s.lock.unlock();
+    release(out, leaving);
+    const unsigned n = ++detail::quarantineFrees;
+    if (n % kVisitEvery == 0) [[unlikely]] visit((mine + 1 + n / kVisitEvery % (kShards - 1)) % kShards);
+  }
+
+  // Empties part of shard v when nothing was freed into it since the last look.
+  void visit(unsigned v) noexcept {
+    Shard& s = shards_[v];
+    Entry out[kBatch];
+    unsigned leaving = 0;
+    if (!s.lock.try_lock()) return;
+    if (s.pushes == s.pushesSeen)
+      while (leaving < kBatch && s.count > 0) out[leaving++] = s.pop();
+    s.pushesSeen = s.pushes;
+    s.lock.unlock();
+    release(out, leaving);
+  }
 
   static unsigned shardIndex() noexcept {
     unsigned s = detail::quarantineShard;
