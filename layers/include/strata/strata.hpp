@@ -1,6 +1,7 @@
 // Strata in one include: every public header (the concepts, the platform layer, then the
 // layers folder by folder: top heaps, object representations, building blocks, combining
-// layers, general-purpose heaps, utilities, thread layers, StrataHeap's own layers,
+// layers, general-purpose heaps (StrataHeap hardened too), the hardening layers, utilities,
+// thread layers, StrataHeap's own layers,
 // special-purpose heaps, reaps, and the malloc shim that turns a heap into a drop-in malloc), for programs that would rather not
 // pick headers one by one. The allocation trace format is the toolkit's (strata::trace,
 // <strata/trace/*.hpp>), not part of the layers. The detail/ headers come in through
@@ -47,6 +48,14 @@
 #include "strata/general/kingsley_heap.hpp"
 #include "strata/general/lea_heap.hpp"
 #include "strata/general/strata_heap.hpp"
+#include "strata/general/strata_secure_heap.hpp"
+
+#include "strata/hardening/canary_heap.hpp"
+#include "strata/hardening/checked_header_heap.hpp"
+#include "strata/hardening/concepts.hpp"
+#include "strata/hardening/corruption.hpp"
+#include "strata/hardening/quarantine_heap.hpp"
+#include "strata/hardening/secret.hpp"
 
 #include "strata/utility/ansi_wrapper.hpp"
 #include "strata/utility/debug_heap.hpp"

@@ -140,11 +140,13 @@ TEST(CliAllocators, MissingOwnLibrariesSayWhatToBuild) {
   const Result r = run({"allocators"}, {{"STRATA_LIB_DIR", empty.path().string()}});
   ASSERT_EQ(r.exitCode(), 0);
   const std::vector<std::string> ls = lines(r.out);
-  ASSERT_EQ(ls.size(), 8u);
+  ASSERT_EQ(ls.size(), 9u);
   EXPECT_TRUE(contains(ls[5], "not built")) << ls[5];
   EXPECT_TRUE(contains(ls[5], "strata_malloc_kingsley")) << ls[5];
   EXPECT_TRUE(contains(ls[7], "strata_malloc")) << ls[7];
   EXPECT_TRUE(contains(ls[7], (empty.path() / "libstrata.so").string())) << ls[7];
+  EXPECT_TRUE(contains(ls[8], "strata_malloc_secure")) << ls[8];
+  EXPECT_TRUE(contains(ls[8], (empty.path() / "libstrata-secure.so").string())) << ls[8];
 }
 
 TEST(CliAllocators, PathsListOnlyAvailableOnesAsNameTabLibrary) {

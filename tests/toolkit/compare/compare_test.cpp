@@ -413,7 +413,7 @@ TEST(CompareEndToEnd, BundledWorkloadsOnEveryAllocator) {
   ASSERT_EQ(names.size(), 3u);
   checkOutput(r, out, names, kAllocators, 1, true);
   // The opening line says what runs; the closing lines say where the plots and tables are.
-  EXPECT_TRUE(contains(r.out, "6 allocators (6 available) on 3 bundled workloads")) << r.out;
+  EXPECT_TRUE(contains(r.out, "7 allocators (7 available) on 3 bundled workloads")) << r.out;
   EXPECT_TRUE(contains(r.out, "plots (.png and .svg) in " + out.string())) << r.out;
   EXPECT_TRUE(contains(r.out, "web-proxy-heap, web-proxy-sizes")) << r.out;
   EXPECT_TRUE(contains(r.out, (out / "report.txt").string())) << r.out;
