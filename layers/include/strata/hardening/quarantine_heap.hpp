@@ -288,10 +288,10 @@ class QuarantineHeap : public Super {
   }
 
   static std::byte* pageUp(std::byte* p) noexcept {
-    return reinterpret_cast<std::byte*>(detail::align_up(reinterpret_cast<std::uintptr_t>(p), platform::kPageSize));
+    return reinterpret_cast<std::byte*>(platform::pageAlignUp(reinterpret_cast<std::uintptr_t>(p)));
   }
   static std::byte* pageDown(std::byte* p) noexcept {
-    return reinterpret_cast<std::byte*>(reinterpret_cast<std::uintptr_t>(p) & ~(platform::kPageSize - 1));
+    return reinterpret_cast<std::byte*>(platform::pageAlignDown(reinterpret_cast<std::uintptr_t>(p)));
   }
 
   // Checks the objects that left and gives them back.
