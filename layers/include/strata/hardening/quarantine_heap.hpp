@@ -271,18 +271,25 @@ class QuarantineHeap : public Super {
     }
   }
 
+  // Reports the first byte of [from, end) that is not zero: 64 bytes a step (four 16-byte
+  // loads ORed), then 16, then single bytes; a step that is not all zero is searched bytewise.
   static void verifyRange(const std::byte* from, const std::byte* end) noexcept {
+    using V = long long __attribute__((vector_size(16)));
     const std::byte* at = from;
-    // Word at a time where aligned (the compiler vectorises the OR), then bytes.
-    while (at < end && !detail::is_aligned(at, 8)) {
-      if (*at != std::byte{0}) reportHeapCorruption(HeapCorruption::WriteAfterFree, at);
-      ++at;
+    for (; end - at >= 64; at += 64) {
+      V a, b, c, d;
+      __builtin_memcpy(&a, at, 16);
+      __builtin_memcpy(&b, at + 16, 16);
+      __builtin_memcpy(&c, at + 32, 16);
+      __builtin_memcpy(&d, at + 48, 16);
+      const V x = (a | b) | (c | d);
+      if ((x[0] | x[1]) != 0) break;
     }
-    const auto* w = reinterpret_cast<const std::uint64_t*>(at);
-    const std::size_t words = static_cast<std::size_t>(end - at) / 8;
-    std::uint64_t any = 0;
-    for (std::size_t i = 0; i < words; ++i) any |= w[i];
-    if (any == 0) at += words * 8;
+    for (; end - at >= 16; at += 16) {
+      V a;
+      __builtin_memcpy(&a, at, 16);
+      if ((a[0] | a[1]) != 0) break;
+    }
     for (; at < end; ++at)
       if (*at != std::byte{0}) reportHeapCorruption(HeapCorruption::WriteAfterFree, at);
   }
