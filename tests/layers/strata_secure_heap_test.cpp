@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include <cstdio>
 #include <cstring>
@@ -28,6 +29,7 @@ TEST(StrataSecureHeap, Differential) {
 TEST(StrataSecureHeap, DifferentialWithEveryCheckOffOrWide) {
   for (const StrataSecureOptions& o :
        {StrataSecureOptions{.canary = {.enabled = false}, .quarantine = {.bytes = 0}},
+        StrataSecureOptions{.canary = {}, .quarantine = {}},
         StrataSecureOptions{.canary = {}, .quarantine = {.bytes = 64 << 20, .maxObject = 8 << 20}}}) {
     StrataSecureHeap h(o);
     test::runDifferential(h, {.seed = 62, .ops = 200'000, .sizes = test::SizeMix::Mixed});
@@ -51,7 +53,7 @@ TEST(StrataSecureHeap, OptionsFromTheEnvironment) {
   {
     const StrataSecureOptions d = secureOptionsFromEnvironment();
     EXPECT_TRUE(d.canary.enabled);
-    EXPECT_EQ(d.quarantine.bytes, QuarantineOptions{}.bytes);
+    EXPECT_EQ(d.quarantine.bytes, 0u) << "the quarantine is off unless asked for";
     EXPECT_EQ(d.quarantine.maxObject, QuarantineOptions{}.maxObject);
   }
   Env env({{"STRATA_CANARIES", "0"}, {"STRATA_QUARANTINE", "8M"}, {"STRATA_QUARANTINE_MAX", "64k"}});
@@ -67,7 +69,7 @@ TEST(StrataSecureHeap, BadOptionsAreNamedAndKeepTheDefault) {
   const StrataSecureOptions o = secureOptionsFromEnvironment();
   const std::string err = testing::internal::GetCapturedStderr();
   EXPECT_TRUE(o.canary.enabled);
-  EXPECT_EQ(o.quarantine.bytes, QuarantineOptions{}.bytes);
+  EXPECT_EQ(o.quarantine.bytes, StrataSecureOptions{}.quarantine.bytes);
   EXPECT_NE(err.find("strata: ignoring STRATA_CANARIES=yes (0 or 1); using the default"),
             std::string::npos) << err;
   EXPECT_NE(err.find("strata: ignoring STRATA_QUARANTINE=lots"), std::string::npos) << err;
@@ -75,9 +77,9 @@ TEST(StrataSecureHeap, BadOptionsAreNamedAndKeepTheDefault) {
 
 using StrataSecureHeapDeathTest = ::testing::Test;
 
-// One misuse per layer, through the whole stack.
+// One misuse per layer, through the whole stack (the quarantine asked for).
 TEST_F(StrataSecureHeapDeathTest, EveryLayerReportsThroughTheStack) {
-  static StrataSecureHeap h;
+  static StrataSecureHeap h(StrataSecureOptions{.canary = {}, .quarantine = {}});
   auto* a = static_cast<char*>(h.malloc(100));
   auto* b = static_cast<char*>(h.malloc(100));
   h.free(b);
@@ -94,4 +96,20 @@ TEST_F(StrataSecureHeapDeathTest, EveryLayerReportsThroughTheStack) {
         h.checkAll();
       },
       "strata: write after free at 0x");
+}
+
+// A pointer from elsewhere is named as foreign: in the middle of a page (the bytes below it
+// are read, then looked up), and at a page's first byte with nothing mapped below it (looked
+// up before anything is read, so no fault).
+TEST_F(StrataSecureHeapDeathTest, ForeignPointersAreNamedWithoutAFault) {
+  static StrataSecureHeap h;
+  alignas(16) static char global[64];
+  EXPECT_DEATH(h.free(global + 32), "strata: free of a pointer not from this heap at 0x");
+  const std::size_t page = 4096;
+  void* m = mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(m, MAP_FAILED);
+  ASSERT_EQ(mprotect(m, page, PROT_NONE), 0);
+  char* second = static_cast<char*>(m) + page;
+  EXPECT_DEATH(h.free(second), "strata: free of a pointer not from this heap at 0x");
+  munmap(m, 2 * page);
 }

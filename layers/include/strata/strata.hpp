@@ -54,6 +54,7 @@
 #include "strata/hardening/checked_header_heap.hpp"
 #include "strata/hardening/concepts.hpp"
 #include "strata/hardening/corruption.hpp"
+#include "strata/hardening/encoded_links.hpp"
 #include "strata/hardening/quarantine_heap.hpp"
 #include "strata/hardening/secret.hpp"
 

@@ -13,8 +13,13 @@
 // of the collected list (to count it). The page is a plain struct that lives in its owner's
 // metadata (StrataHeap keeps the descriptors in the segment header, extended with the queue
 // links of strata_heap/page_queues.hpp).
+//
+// Where a free block keeps its link, and how, is the Links policy's: PlainLinks, the next
+// block's address in the block's first word; a hardened policy may place it further in and
+// encode it (strata/hardening/encoded_links.hpp). The page's own list heads stay plain.
 #pragma once
 #include <atomic>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 
@@ -22,11 +27,32 @@
 
 namespace strata {
 
-struct SizeClassPage {
-  // A free block's first word: the next free block.
-  struct Block {
-    Block* next;
-  };
+// A free block's first word holds the next free block's address, as it is.
+struct PlainLinks {
+  static constexpr std::size_t kBytes = 8;  // a free block's bytes the link may occupy, from its start
+  static void prepare() noexcept {}
+  static void* next(const void* b, std::uint32_t /*blockSize*/) noexcept {
+    return *static_cast<void* const*>(b);
+  }
+  static void setNext(void* b, void* next, std::uint32_t /*blockSize*/) noexcept {
+    *static_cast<void**>(b) = next;
+  }
+};
+
+// How a page reads and writes the link in a free block of blockSize bytes.
+template <class L>
+concept FreeBlockLinks = requires(void* b, const void* cb, std::uint32_t size) {
+  { L::kBytes } -> std::convertible_to<std::size_t>;
+  L::prepare();
+  { L::next(cb, size) } -> std::same_as<void*>;
+  L::setNext(b, b, size);
+};
+
+template <FreeBlockLinks LinksT = PlainLinks>
+struct SizeClassPageOf {
+  using Links = LinksT;
+  // A free block, as the page's list heads point at it (its link is the Links policy's).
+  struct Block;
 
   // ---- Owner-only state.
   Block* free = nullptr;          // the owner's free list
@@ -51,6 +77,7 @@ struct SizeClassPage {
 
   // Makes the page hold blocks of blockSize bytes in [start, start + bytes).
   void init(std::byte* area, std::size_t bytes, std::uint32_t size, std::uint16_t cls) noexcept {
+    Links::prepare();
     free = nullptr;
     used = 0;
     capacity = 0;
@@ -67,7 +94,7 @@ struct SizeClassPage {
   void* pop() noexcept {
     Block* b = free;
     if (b == nullptr) return nullptr;
-    free = b->next;
+    free = nextOf(b);
     ++used;
     return b;
   }
@@ -83,7 +110,7 @@ struct SizeClassPage {
     Block* head = free;
     for (std::uint32_t i = n; i-- > 0;) {
       auto* b = reinterpret_cast<Block*>(first + std::size_t{i} * blockSize);
-      b->next = head;
+      setNext(b, head);
       head = b;
     }
     free = head;
@@ -94,7 +121,7 @@ struct SizeClassPage {
   // The owner gives a block back. Returns the count of blocks still out.
   std::uint32_t pushLocal(void* p) noexcept {
     auto* b = static_cast<Block*>(p);
-    b->next = free;
+    setNext(b, free);
     free = b;
     return --used;
   }
@@ -108,7 +135,7 @@ struct SizeClassPage {
     std::uintptr_t state;
     do {
       state = old & kStateMask;
-      b->next = reinterpret_cast<Block*>(old & ~kStateMask);
+      setNext(b, reinterpret_cast<Block*>(old & ~kStateMask));
     } while (!threadFree.compare_exchange_weak(
         old, reinterpret_cast<std::uintptr_t>(b) | (state == kParked ? kClaimed : state),
         std::memory_order_acq_rel, std::memory_order_relaxed));
@@ -127,11 +154,8 @@ struct SizeClassPage {
     if (list == nullptr) return 0;
     std::uint32_t n = 1;
     Block* tail = list;
-    while (tail->next != nullptr) {
-      tail = tail->next;
-      ++n;
-    }
-    tail->next = free;
+    for (Block* following; (following = nextOf(tail)) != nullptr; tail = following) ++n;
+    setNext(tail, free);
     free = list;
     used -= n;
     return n;
@@ -183,6 +207,13 @@ struct SizeClassPage {
     const auto* b = static_cast<const std::byte*>(p);
     return b >= start && b < start + std::size_t{reserved} * blockSize;
   }
+
+  // The link of free block b, as this page keeps it (a layer that keeps lists through a
+  // page's descriptor, as MediumTier's regions do, reads and writes them through these).
+  Block* nextOf(const void* b) const noexcept { return static_cast<Block*>(Links::next(b, blockSize)); }
+  void setNext(void* b, void* next) const noexcept { Links::setNext(b, next, blockSize); }
 };
+
+using SizeClassPage = SizeClassPageOf<>;
 
 }  // namespace strata

@@ -60,19 +60,21 @@ constexpr std::size_t strataRegionSlots() noexcept {
   return n == 0 ? 1 : n > half ? half : n;
 }
 
-// The per-thread heap over a process-wide Source, with Classes for small objects.
+// The per-thread heap over a process-wide Source, with Classes for small objects; Page is the
+// page descriptor (QueuedPage, or one whose free blocks keep their links another way).
 template <class Source, SizeClasses Classes = FineSizeClasses<kStrataClassShift>,
-          unsigned SlotBits = kStrataSlotBits>
+          unsigned SlotBits = kStrataSlotBits, class Page = QueuedPage>
 using StrataLocalHeap = MediumTier<
-    Classes, PageQueues<Classes, DelayedPurge<SegmentSlots<Source, QueuedPage, SlotBits>>>,
+    Classes, PageQueues<Classes, DelayedPurge<SegmentSlots<Source, Page, SlotBits>>>,
     strataMediumFrom<Classes>(), strataMediumTo<Classes>(),
     strataRegionSlots<Source::SegmentSize, SlotBits>()>;
 
 // The whole allocator over an OS segment heap.
 template <class Segments = SegmentHeap<kStrataSegmentShift>,
-          SizeClasses Classes = FineSizeClasses<kStrataClassShift>, unsigned SlotBits = kStrataSlotBits>
+          SizeClasses Classes = FineSizeClasses<kStrataClassShift>, unsigned SlotBits = kStrataSlotBits,
+          class Page = QueuedPage>
 using StrataHeapOf = HugeObjectHeap<LargeSpanHeap<ThreadBoundHeap<
-    StrataLocalHeap<SegmentCache<AccountedSegments<Segments>>, Classes, SlotBits>,
+    StrataLocalHeap<SegmentCache<AccountedSegments<Segments>>, Classes, SlotBits, Page>,
     SegmentCache<AccountedSegments<Segments>>>, kStrataSpanMin>>;
 
 class StrataHeap : public StrataHeapOf<> {

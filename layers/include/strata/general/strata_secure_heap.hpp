@@ -4,7 +4,10 @@
 //   CanaryHeap          8 canary bytes after each object, checked on free and realloc
 //   CheckedHeaderHeap   a sealed 16-byte header: double, invalid and foreign frees
 //   QuarantineHeap      freed objects wait zeroed; a changed byte is a write after free
-//   StrataHeap          the allocator itself (strata/general/strata_heap.hpp)
+//                       (off unless asked for: StrataSecureOptions::quarantine.bytes)
+//   StrataHeap          the allocator itself (strata/general/strata_heap.hpp), its pages'
+//                       free blocks keeping their links encoded and checked (EncodedLinks),
+//                       right after the header, over the object's first bytes
 //
 // Every detected misuse prints one line and aborts (strata/hardening/corruption.hpp).
 // docs/layers/hardening.md holds the threat model: what each layer stops, what it only makes
@@ -14,6 +17,7 @@
 #include "strata/general/strata_heap.hpp"
 #include "strata/hardening/canary_heap.hpp"
 #include "strata/hardening/checked_header_heap.hpp"
+#include "strata/hardening/encoded_links.hpp"
 #include "strata/hardening/quarantine_heap.hpp"
 #include "strata/strata_heap/strata_tunables.hpp"
 
@@ -21,21 +25,31 @@ namespace strata {
 
 struct StrataSecureOptions {
   CanaryOptions canary;
-  QuarantineOptions quarantine;
+  QuarantineOptions quarantine{.bytes = 0};  // off: each write after free it catches costs time
 };
 
 // The hardening stack over any heap Base that the header layer can sit on.
 template <class Base>
 using StrataSecureHeapOf = CanaryHeap<CheckedHeaderHeap<QuarantineHeap<Base, 16>>>;
 
-class StrataSecureHeap : public StrataSecureHeapOf<StrataHeap> {
+// StrataHeap whose pages keep their free blocks' links encoded (EncodedLinks).
+using EncodedLinkStrataHeapBase = StrataHeapOf<SegmentHeap<kStrataSegmentShift>, FineSizeClasses<kStrataClassShift>,
+                                               kStrataSlotBits, QueuedPageOf<EncodedLinks>>;
+class EncodedLinkStrataHeap : public EncodedLinkStrataHeapBase {
  public:
-  explicit StrataSecureHeap(const StrataSecureOptions& o = {}, const StrataTunables& t = {}) noexcept
-      : StrataSecureHeapOf<StrataHeap>(o.canary, o.quarantine, t) {}
+  explicit EncodedLinkStrataHeap(const StrataTunables& t = {}) noexcept : EncodedLinkStrataHeapBase(t) {}
 };
 
-static_assert(CheckedHeaderHeap<QuarantineHeap<StrataHeap, 16>>::HeaderSize == 16,
+class StrataSecureHeap : public StrataSecureHeapOf<EncodedLinkStrataHeap> {
+ public:
+  explicit StrataSecureHeap(const StrataSecureOptions& o = {}, const StrataTunables& t = {}) noexcept
+      : StrataSecureHeapOf<EncodedLinkStrataHeap>(o.canary, o.quarantine, t) {}
+};
+
+static_assert(CheckedHeaderHeap<QuarantineHeap<EncodedLinkStrataHeap, 16>>::HeaderSize == 16,
               "the quarantine keeps exactly the header's bytes");
+static_assert(EncodedLinks::kOffset == CheckedHeaderHeap<EncodedLinkStrataHeap>::HeaderSize,
+              "a free block's link lies right after the header, over the object's first bytes");
 
 // The defaults with the STRATA_CANARIES, STRATA_QUARANTINE and STRATA_QUARANTINE_MAX
 // variables applied (docs/layers/malloc.md: "Tuning libstrata-secure.so"). A bad value prints

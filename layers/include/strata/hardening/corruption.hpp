@@ -21,6 +21,7 @@ enum class HeapCorruption {
   ForeignPointer,  // free of an address outside every mapping of the heap
   Overflow,        // the canary after an object was overwritten
   WriteAfterFree,  // a freed object's fill changed while it waited to be reused
+  FreeListLink,    // a free block's encoded link no longer decodes (a write after free over it)
 };
 
 constexpr const char* heapCorruptionName(HeapCorruption k) noexcept {
@@ -30,6 +31,7 @@ constexpr const char* heapCorruptionName(HeapCorruption k) noexcept {
     case HeapCorruption::ForeignPointer: return "free of a pointer not from this heap";
     case HeapCorruption::Overflow: return "overflow past the end of an object";
     case HeapCorruption::WriteAfterFree: return "write after free";
+    case HeapCorruption::FreeListLink: return "write after free over a free-list link";
   }
   return "heap corruption";
 }

@@ -33,18 +33,23 @@
 namespace strata {
 
 // A size-class page as the page store keeps it: queue links, the reclaim link, its flags.
-struct QueuedPage : SizeClassPage {
-  QueuedPage* next = nullptr;         // the owner's class queue or full list
-  QueuedPage* prev = nullptr;
-  QueuedPage* reclaimNext = nullptr;  // link in the owner's reclaim stack (while claimed)
+// Links: how its free blocks keep their links (size_class_page.hpp).
+template <FreeBlockLinks Links = PlainLinks>
+struct QueuedPageOf : SizeClassPageOf<Links> {
+  QueuedPageOf* next = nullptr;         // the owner's class queue or full list
+  QueuedPageOf* prev = nullptr;
+  QueuedPageOf* reclaimNext = nullptr;  // link in the owner's reclaim stack (while claimed)
   bool inFullList = false;            // parked in the owner's full list
   bool zeroTail = false;              // blocks not carved yet read as zero
   bool pinned = false;                // the current page of a small class: kept when empty
 };
 
+using QueuedPage = QueuedPageOf<>;
+
 // What PageQueues needs of its parent: runs of slots as QueuedPages and their release.
 template <class S>
-concept PageSource = std::derived_from<typename S::PageType, QueuedPage> &&
+concept PageSource =
+    std::derived_from<typename S::PageType, QueuedPageOf<typename S::PageType::Links>> &&
     requires(S& s, const S& cs, typename S::PageType* page, std::size_t n, typename S::Span& span) {
   { s.takeSlots(n, n, span) } -> std::same_as<typename S::PageType*>;
   s.releasePage(page);
@@ -100,7 +105,7 @@ class PageQueues : public Super {
   // its owner's reclaim stack.
   static void freeRemote(PageQueues* owner, Page* page, void* b) noexcept {
     if (!page->pushRemote(b)) [[likely]] return;
-    QueuedPage* head = owner->reclaim_.load(std::memory_order_relaxed);
+    Page* head = owner->reclaim_.load(std::memory_order_relaxed);
     do {
       page->reclaimNext = head;
     } while (!owner->reclaim_.compare_exchange_weak(head, page, std::memory_order_release,
@@ -276,10 +281,10 @@ class PageQueues : public Super {
 
   // Pages other threads claimed go back to their class queues (released if empty).
   void drainReclaim() noexcept {
-    QueuedPage* q = reclaim_.exchange(nullptr, std::memory_order_acquire);
+    Page* q = reclaim_.exchange(nullptr, std::memory_order_acquire);
     while (q != nullptr) {
-      auto* page = static_cast<Page*>(q);
-      q = q->reclaimNext;
+      Page* page = q;
+      q = static_cast<Page*>(q->reclaimNext);
       page->unclaim();
       unlink(full_, page);
       page->inFullList = false;
@@ -323,7 +328,7 @@ class PageQueues : public Super {
   Page* current_[AllClasses];
   Queue queue_[AllClasses];
   Queue full_;                                  // parked pages, every class
-  std::atomic<QueuedPage*> reclaim_{nullptr};  // claimed pages handed back by others
+  std::atomic<Page*> reclaim_{nullptr};  // claimed pages handed back by others
   bool shedding_ = false;                       // over the allowance: no empty page kept
   std::uint64_t nextShed_ = 0;                  // no new episode of shedding before (ms)
 };

@@ -318,8 +318,9 @@ class ThreadBoundHeap : public Super {
     bool fresh = false;
     void* b = h != nullptr ? mallocSlow(h, c, &fresh) : mallocShared(c, &fresh);
     if (b == nullptr) return nullptr;
-    if (fresh) {
-      *static_cast<void**>(b) = nullptr;  // only the free-list link was written
+    if (fresh) {  // only the free-list link was written, in the block's first Links::kBytes
+      constexpr std::size_t kLink = Local::Page::Links::kBytes;
+      std::memset(b, 0, n < kLink ? n : kLink);
       return b;
     }
     return std::memset(b, 0, n);

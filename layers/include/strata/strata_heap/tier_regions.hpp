@@ -7,7 +7,8 @@
 // threads freeing into one region do not all contend on one word. A region freed into is
 // marked, one bit per region (its index, kept in the descriptor's blockSize; the 64th bit is
 // shared by any regions beyond 63), so a refill visits only the regions marked since the
-// last one, not every region.
+// last one, not every region. Every list's links are read and written through the region's
+// descriptor (Page::nextOf, setNext), so they are kept as the page type keeps its own.
 //
 // Not thread-safe but for freeRemote, which any thread calls; the owner serialises the rest.
 #pragma once
@@ -73,7 +74,7 @@ class TierRegions {
     std::atomic<std::uintptr_t>& head = list->threadFree;
     std::uintptr_t old = head.load(std::memory_order_relaxed);
     do {
-      b->next = reinterpret_cast<Block*>(old);
+      page->setNext(b, reinterpret_cast<Block*>(old));
     } while (!head.compare_exchange_weak(old, reinterpret_cast<std::uintptr_t>(b), std::memory_order_acq_rel,
                                          std::memory_order_relaxed));
     if (old == 0) remoteMarks_.fetch_or(mark, std::memory_order_acq_rel);
@@ -101,7 +102,7 @@ class TierRegions {
         list = reinterpret_cast<Block*>(remote.exchange(0, std::memory_order_acquire));
       }
       while (list != nullptr) {
-        auto* following = list->next;
+        Block* following = page->nextOf(list);
         if (give(list)) return true;
         list = following;
       }
