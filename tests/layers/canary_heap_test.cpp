@@ -5,6 +5,7 @@
 #include "strata/hardening/canary_heap.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/mman.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -64,6 +65,31 @@ TEST(CanaryHeap, ABigZeroedObjectsCanaryIsLeftUnwritten) {
   for (std::size_t i = 0; i < n + Canaried::CanaryBytes; ++i) ASSERT_EQ(p[i], 0) << i;
   p[0] = 1;
   h->free(p);
+}
+
+namespace {
+bool pageResident(const void* at) {
+  unsigned char in = 0;
+  const auto page = reinterpret_cast<std::uintptr_t>(at) & ~std::uintptr_t{4095};
+  EXPECT_EQ(::mincore(reinterpret_cast<void*>(page), 1, &in), 0);
+  return (in & 1) != 0;
+}
+}  // namespace
+
+// Freeing a big zeroed object whose end nothing wrote to does not read its canary, so the
+// page it lies on stays out of memory (a sparse calloc's untouched end stays untouched).
+TEST(CanaryHeap, ABigZeroedObjectsUntouchedEndIsNotReadAtFree) {
+  auto h = std::make_unique<Canaried>();
+  const std::size_t n = std::size_t{1} << 20;
+  auto* p = static_cast<char*>(h->mallocZeroed(n));
+  ASSERT_NE(p, nullptr);
+  p[0] = 1;
+  // The end page out of memory, as a fresh one is (it still reads as zero, as it must).
+  void* endPage = reinterpret_cast<void*>(reinterpret_cast<std::uintptr_t>(p + n) & ~std::uintptr_t{4095});
+  ASSERT_EQ(::madvise(endPage, 4096, MADV_DONTNEED), 0);
+  ASSERT_FALSE(pageResident(p + n));
+  h->free(p);
+  EXPECT_FALSE(pageResident(p + n)) << "the free read the canary of an untouched end";
 }
 
 using CanaryHeapDeathTest = ::testing::Test;

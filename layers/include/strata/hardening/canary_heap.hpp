@@ -14,14 +14,20 @@
 //
 // A zeroed object (mallocZeroed) of kLazyFrom bytes or more gets no canary written: its tail
 // already reads as zero, and writing the canary would make a page resident that a sparse
-// calloc never touches. So from that size an all-zero canary passes the check too.
+// calloc never touches. So from that size an all-zero canary passes the check too; and over
+// a parent whose freeInspected says which objects mallocZeroed made (CheckedHeaderHeap), the
+// free of such an object reads its canary only when the page it lies on is resident (mincore:
+// a page nothing wrote to is not), so a sparse calloc's untouched end stays untouched.
 //
 // Not caught: an overflow that writes only zeros over the canary of an object of kLazyFrom
 // bytes or more, an overflow that skips the canary (a write at an index far past the end), a
 // write past the end that the program undoes before the free, and an object never freed.
 // Cost: 8 bytes an object; a multiply and an unaligned 8-byte store on malloc, a multiply,
-// the parent's getSize and a compare on free.
+// the parent's getSize and a compare on free (and a mincore call for a zeroed object of
+// kLazyFrom bytes or more).
 #pragma once
+#include <sys/mman.h>
+
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
@@ -31,6 +37,7 @@
 #include "strata/hardening/concepts.hpp"
 #include "strata/hardening/corruption.hpp"
 #include "strata/hardening/secret.hpp"
+#include "strata/platform/page.hpp"
 
 namespace strata {
 
@@ -84,8 +91,12 @@ class CanaryHeap : public Super {
   void free(void* p) noexcept {
     if (p == nullptr) return;
     if (bytes_ == 0) return Super::free(p);
-    if constexpr (requires(Super& s) { s.freeInspected(p, [](std::size_t) {}); }) {
-      Super::freeInspected(p, [&](std::size_t size) { checkAt(p, size); });
+    if constexpr (requires(Super& s) { s.freeInspected(p, [](std::size_t, bool) {}); }) {
+      Super::freeInspected(p, [&](std::size_t size, bool zeroed) {
+        if (zeroed && size >= kLazyFrom + CanaryBytes && !residentAt(static_cast<std::byte*>(p) + size - CanaryBytes))
+          return;  // a lazy canary on a page nothing wrote to: no overflow reached it
+        checkAt(p, size);
+      });
     } else {
       check(p);
       Super::free(p);
@@ -135,6 +146,15 @@ class CanaryHeap : public Super {
     // __builtin_memcpy: one unaligned store even where the library is built -fno-builtin.
     __builtin_memcpy(static_cast<std::byte*>(p) + n, &c, CanaryBytes);
     return p;
+  }
+
+  // Whether the canary's bytes at `at` lie on resident pages (true when mincore cannot say).
+  static bool residentAt(const std::byte* at) noexcept {
+    const std::uintptr_t first = platform::pageAlignDown(reinterpret_cast<std::uintptr_t>(at));
+    const std::uintptr_t last = platform::pageAlignDown(reinterpret_cast<std::uintptr_t>(at) + CanaryBytes - 1);
+    unsigned char in[2] = {1, 1};
+    if (::mincore(reinterpret_cast<void*>(first), last - first + 1, in) != 0) return true;
+    return (in[0] & 1) != 0 && (last == first || (in[1] & 1) != 0);
   }
 
   // Reports an overwritten canary at its first damaged byte.

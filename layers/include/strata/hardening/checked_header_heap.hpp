@@ -3,8 +3,8 @@
 //
 //     [size and state: 8][seal and offset: 8][object: n]
 //
-// The first word holds the size asked for (getSize returns exactly that: ExactSize) and the
-// object's state, live or freed; the second, the distance back to the parent's block (in
+// The first word holds the size asked for (getSize returns exactly that: ExactSize), the
+// object's state, live or freed, and whether mallocZeroed made it (freeInspected says so); the second, the distance back to the parent's block (in
 // 16-byte units; 1 for a plain object, more for an aligned one) and a 32-bit seal: a keyed
 // tag (secret.hpp) of the object's address and both words under the heap's random key. What it catches:
 //  - a double free (or a realloc or malloc_usable_size of a freed object) while the header
@@ -64,7 +64,7 @@ class CheckedHeaderHeap : public Super {
   {
     if (n > MaxSize) [[unlikely]] return tooLarge();
     void* b = Super::mallocZeroed(n + HeaderSize);
-    return b != nullptr ? seal(b, 1, n) : nullptr;
+    return b != nullptr ? seal(b, 1, n, kZeroed) : nullptr;
   }
 
   // n bytes at a multiple of align (a power of two); carved from a block align + 16 bytes
@@ -92,13 +92,14 @@ class CheckedHeaderHeap : public Super {
     release(p, h);
   }
 
-  // free, with inspect(n) called between the header check and the free (n: the size p was
-  // asked for): a layer above checks what it keeps in the object without a second check of
-  // the header (CanaryHeap).
+  // free, with inspect(n, zeroed) called between the header check and the free (n: the size
+  // p was asked for; zeroed: mallocZeroed made it and no realloc moved its end since): a layer
+  // above checks what it keeps in the object without a second check of the header
+  // (CanaryHeap).
   template <class Inspect>
   void freeInspected(void* p, Inspect&& inspect) noexcept {
     Header* h = vet(p);
-    inspect(static_cast<std::size_t>(h->word & kSizeMask));
+    inspect(static_cast<std::size_t>(h->word & kSizeMask), (h->word & kZeroed) != 0);
     release(p, h);
   }
 
@@ -150,6 +151,7 @@ class CheckedHeaderHeap : public Super {
   };
   static constexpr std::uint64_t kSizeMask = (std::uint64_t{1} << 48) - 1;
   static constexpr std::uint64_t kLive = std::uint64_t{1} << 48;
+  static constexpr std::uint64_t kZeroed = std::uint64_t{1} << 49;  // made by mallocZeroed
   static constexpr std::uint64_t kFreedTag = 0x46524545ULL;  // the state "freed", sealed alone
 
   static void* tooLarge() noexcept {
@@ -177,11 +179,11 @@ class CheckedHeaderHeap : public Super {
   }
 
   // Writes the header of a live object of n bytes at h (units: its distance back to the
-  // block); returns the object.
-  void* seal(void* at, std::uint32_t units, std::size_t n) noexcept {
+  // block; flags: kZeroed or 0); returns the object.
+  void* seal(void* at, std::uint32_t units, std::size_t n, std::uint64_t flags = 0) noexcept {
     auto* h = static_cast<Header*>(at);
     void* p = static_cast<std::byte*>(at) + HeaderSize;
-    h->word = kLive | n;
+    h->word = kLive | flags | n;
     h->check = sealOf(p, h->word, units);
     return p;
   }
@@ -210,7 +212,7 @@ class CheckedHeaderHeap : public Super {
     if (!detail::is_aligned(p, Alignment) || onFirstBytesOfPage(p)) [[unlikely]] vetOddPointer(p);
     Header* h = headerOf(p);
     const std::uint64_t word = h->word, check = h->check;
-    if (word >= kLive && word < 2 * kLive && offsetUnits(h) != 0 &&
+    if ((word & ~kZeroed) >= kLive && (word & ~kZeroed) < 2 * kLive && offsetUnits(h) != 0 &&
         check == sealOf(p, word, static_cast<std::uint32_t>(check))) [[likely]]
       return h;
     reportBadHeader(p, check);
