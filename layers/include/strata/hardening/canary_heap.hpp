@@ -149,7 +149,7 @@ class CanaryHeap : public Super {
   }
 
   // Whether the canary's bytes at `at` lie on resident pages (true when mincore cannot say).
-  static bool residentAt(const std::byte* at) noexcept {
+  [[gnu::noinline]] static bool residentAt(const std::byte* at) noexcept {
     const std::uintptr_t first = platform::pageAlignDown(reinterpret_cast<std::uintptr_t>(at));
     const std::uintptr_t last = platform::pageAlignDown(reinterpret_cast<std::uintptr_t>(at) + CanaryBytes - 1);
     unsigned char in[2] = {1, 1};

@@ -97,7 +97,7 @@ class CheckedHeaderHeap : public Super {
   // above checks what it keeps in the object without a second check of the header
   // (CanaryHeap).
   template <class Inspect>
-  void freeInspected(void* p, Inspect&& inspect) noexcept {
+  [[gnu::always_inline]] void freeInspected(void* p, Inspect&& inspect) noexcept {
     Header* h = vet(p);
     inspect(static_cast<std::size_t>(h->word & kSizeMask), (h->word & kZeroed) != 0);
     release(p, h);
