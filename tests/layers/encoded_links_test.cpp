@@ -39,6 +39,16 @@ std::string hexOf(const void* p) {
   std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(reinterpret_cast<std::uintptr_t>(p)));
   return buf;
 }
+
+// Every block of the page, carved and popped, in the order the page hands them out.
+std::vector<void*> takeAll(Page& page) {
+  std::vector<void*> out;
+  for (;;) {
+    void* p = page.pop();
+    if (p == nullptr && !page.extend()) return out;
+    if (p != nullptr) out.push_back(p);
+  }
+}
 }  // namespace
 
 TEST(EncodedLinks, APageHandsOutEveryBlockOnceAndTakesItBack) {
@@ -46,10 +56,7 @@ TEST(EncodedLinks, APageHandsOutEveryBlockOnceAndTakesItBack) {
   Page page;
   page.init(area->bytes, sizeof area->bytes, 48, 2);
   std::set<void*> seen;
-  for (;;) {
-    void* p = page.pop();
-    if (p == nullptr && !page.extend()) break;
-    if (p == nullptr) continue;
+  for (void* p : takeAll(page)) {
     EXPECT_TRUE(seen.insert(p).second);
     EXPECT_EQ((static_cast<std::byte*>(p) - area->bytes) % 48, 0);
   }
@@ -99,12 +106,7 @@ TEST(EncodedLinks, OtherThreadsFreesAreCollectedThroughEncodedLinks) {
   auto area = std::make_unique<Area>();
   Page page;
   page.init(area->bytes, sizeof area->bytes, 32, 1);
-  std::vector<void*> out;
-  for (;;) {
-    void* p = page.pop();
-    if (p == nullptr && !page.extend()) break;
-    if (p != nullptr) out.push_back(p);
-  }
+  const std::vector<void*> out = takeAll(page);
   std::thread t1([&] { for (std::size_t i = 0; i < out.size(); i += 2) page.pushRemote(out[i]); });
   std::thread t2([&] { for (std::size_t i = 1; i < out.size(); i += 2) page.pushRemote(out[i]); });
   t1.join();
