@@ -65,10 +65,12 @@ class LargeSpanHeap : public Super {
 
  public:
   // Requests up to MaxSmall go to Super's size classes (MinSpan, or less when Super's
-  // classes end sooner); up to MaxSize to spans.
+  // classes end sooner); up to MaxSize to spans: a quarter of an arena and a page more, so
+  // a request of exactly a quarter (a power of two) stays a span when a layer above adds a
+  // few bytes of its own (a hardening layer's header and canary).
   static constexpr std::size_t MaxSmall = MinSpan < Super::MaxSmall ? MinSpan : Super::MaxSmall;
   static_assert(MaxSmall % 16 == 0);
-  static constexpr std::size_t MaxSize = ArenaBytes / 4;
+  static constexpr std::size_t MaxSize = ArenaBytes / 4 + kSpanPageBytes;
 
   using Super::Super;
   LargeSpanHeap(const LargeSpanHeap&) = delete;
