@@ -101,6 +101,19 @@ TEST_F(CanaryHeapDeathTest, ABigZeroedObjectsOverflowIsStillReported) {
   EXPECT_DEATH(h.free(p), "strata: overflow past the end of an object at 0x");
 }
 
+// A big zeroed object its parent cleared by writing (a reused block) gets its canary, so
+// even an overflow of zeros over it is reported.
+TEST_F(CanaryHeapDeathTest, AReusedBigZeroedObjectsZeroOverflowIsReported) {
+  static Canaried h;
+  const std::size_t n = 2 * Canaried::kLazyFrom;
+  void* first = h.mallocZeroed(n);
+  h.free(first);
+  auto* p = static_cast<char*>(h.mallocZeroed(n));
+  ASSERT_EQ(static_cast<void*>(p), first) << "the block just freed, cleared again";
+  std::memset(p + n, 0, Canaried::CanaryBytes);
+  EXPECT_DEATH(h.free(p), "strata: overflow past the end of an object at 0x");
+}
+
 TEST_F(CanaryHeapDeathTest, OneByteOverflowIsReportedAtThatByte) {
   static Canaried h;
   auto* p = static_cast<char*>(h.malloc(40));

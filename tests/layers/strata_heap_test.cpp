@@ -423,6 +423,34 @@ TEST(StrataHeap, ZeroedBlocksReadAsZeroWhereverTheyComeFrom) {
   }
 }
 
+// mallocZeroedLazy says which zeroed blocks may lie on pages never written: a fresh block, a
+// span and a huge object may; a block reused from a page's free list, cleared by writing
+// every byte, does not. (The medium tier's regions may hand back memory they decommitted,
+// which is lazy again.)
+TEST(StrataHeap, ALazyZeroedBlockIsOneNeverWritten) {
+  auto h = std::make_unique<StrataHeap>();
+  for (std::size_t n : {std::size_t{16}, std::size_t{100}, std::size_t{8000}}) {
+    bool lazy = false;
+    void* fresh = h->mallocZeroedLazy(n, lazy);
+    ASSERT_NE(fresh, nullptr);
+    EXPECT_TRUE(lazy) << n << ": carved from a fresh page";
+    std::memset(fresh, 0xff, n);
+    h->free(fresh);
+    auto* again = static_cast<unsigned char*>(h->mallocZeroedLazy(n, lazy));
+    EXPECT_EQ(again, fresh) << n << ": the block just freed";
+    EXPECT_FALSE(lazy) << n << ": cleared by writing every byte";
+    for (std::size_t k = 0; k < n; ++k) ASSERT_EQ(again[k], 0) << n << " at " << k;
+    h->free(again);
+  }
+  for (std::size_t n : {std::size_t{300000}, std::size_t{40} << 20}) {
+    bool lazy = false;
+    void* p = h->mallocZeroedLazy(n, lazy);
+    ASSERT_NE(p, nullptr);
+    EXPECT_TRUE(lazy) << n << ": a span or a huge object may have pages never written";
+    h->free(p);
+  }
+}
+
 // A thread that frees what it allocated and goes quiet, alive, passes its memory on at once:
 // over its allowance its heap keeps no empty page (not even each class's current one), so
 // its segments empty wholly and go to the shared cache, and the next thread takes them warm.

@@ -12,19 +12,22 @@
 // The canaries can be turned off when the heap is built (CanaryOptions; libstrata-secure.so's
 // STRATA_CANARIES=0): the layer then passes every call through, at the cost of one branch.
 //
-// A zeroed object (mallocZeroed) of kLazyFrom bytes or more gets no canary written: its tail
-// already reads as zero, and writing the canary would make a page resident that a sparse
-// calloc never touches. So from that size an all-zero canary passes the check too; and over
-// a parent whose freeInspected says which objects mallocZeroed made (CheckedHeaderHeap), the
-// free of such an object reads its canary only when the page it lies on is resident (mincore:
-// a page nothing wrote to is not), so a sparse calloc's untouched end stays untouched.
+// A zeroed object (mallocZeroed) of kLazyFrom bytes or more gets no canary written when it
+// may lie on pages never written: its tail already reads as zero, and writing the canary
+// would make a page resident that a sparse calloc never touches. A parent that says which
+// zeroed objects those are (LazyZeroingHeap: StrataHeap's fresh blocks, its spans and huge
+// objects) spares the rest, the blocks it cleared itself, which get their canary. So from
+// that size an all-zero canary passes the check too (over CheckedHeaderHeap, whose header
+// records which objects were left without one, for those only); and the free of such an
+// object reads its canary only when the page it lies on is resident (mincore: a page nothing
+// wrote to is not), so a sparse calloc's untouched end stays untouched.
 //
-// Not caught: an overflow that writes only zeros over the canary of an object of kLazyFrom
-// bytes or more, an overflow that skips the canary (a write at an index far past the end), a
+// Not caught: an overflow that writes only zeros over the canary of an object left without
+// one, an overflow that skips the canary (a write at an index far past the end), a
 // write past the end that the program undoes before the free, and an object never freed.
 // Cost: 8 bytes an object; a multiply and an unaligned 8-byte store on malloc, a multiply,
 // the parent's getSize and a compare on free (and a mincore call for a zeroed object of
-// kLazyFrom bytes or more).
+// kLazyFrom bytes or more left without a canary).
 #pragma once
 #include <sys/mman.h>
 
@@ -69,13 +72,21 @@ class CanaryHeap : public Super {
   // n bytes that read as zero. From kLazyFrom bytes the canary is left unwritten (zero, as
   // the rest): writing it would make the object's last page resident, which a sparse calloc
   // never touches.
+  // Over a parent that says which zeroed objects may lie on pages never written
+  // (LazyZeroingHeap), only those are left without one.
   void* mallocZeroed(std::size_t n) noexcept
     requires ZeroingHeap<Super>
   {
     std::size_t total;
     if (!detail::checked_add(n, bytes_, total)) return tooLarge();
-    void* p = Super::mallocZeroed(total);
-    return n >= kLazyFrom ? p : place(p, n);
+    bool lazy = true;
+    void* p;
+    if constexpr (LazyZeroingHeap<Super>) {
+      p = Super::mallocZeroedLazy(total, lazy);
+    } else {
+      p = Super::mallocZeroed(total);
+    }
+    return n >= kLazyFrom && lazy ? p : place(p, n);
   }
 
   void* memalign(std::size_t align, std::size_t n) noexcept
@@ -92,10 +103,11 @@ class CanaryHeap : public Super {
     if (p == nullptr) return;
     if (bytes_ == 0) return Super::free(p);
     if constexpr (requires(Super& s) { s.freeInspected(p, [](std::size_t, bool) {}); }) {
-      Super::freeInspected(p, [&](std::size_t size, bool zeroed) {
-        if (zeroed && size >= kLazyFrom + CanaryBytes && !residentAt(static_cast<std::byte*>(p) + size - CanaryBytes))
+      Super::freeInspected(p, [&](std::size_t size, bool lazy) {
+        const bool unwritten = lazy && size >= kLazyFrom + CanaryBytes;
+        if (unwritten && !residentAt(static_cast<std::byte*>(p) + size - CanaryBytes))
           return;  // a lazy canary on a page nothing wrote to: no overflow reached it
-        checkAt(p, size);
+        checkAt(p, size, unwritten);
       });
     } else {
       check(p);
@@ -157,17 +169,21 @@ class CanaryHeap : public Super {
     return (in[0] & 1) != 0 && (last == first || (in[1] & 1) != 0);
   }
 
-  // Reports an overwritten canary at its first damaged byte.
-  void check(void* p) noexcept { checkAt(p, Super::getSize(p)); }
+  // Reports an overwritten canary at its first damaged byte (an all-zero one passes from
+  // kLazyFrom bytes: this path cannot tell which objects were left without one).
+  void check(void* p) noexcept {
+    const std::size_t s = Super::getSize(p);
+    checkAt(p, s, s >= kLazyFrom + CanaryBytes);
+  }
 
-  // The same, given the parent's size of p.
-  void checkAt(void* p, std::size_t s) noexcept {
+  // The same, given the parent's size of p; zeroOk: p may have been left without a canary.
+  void checkAt(void* p, std::size_t s, bool zeroOk) noexcept {
     const std::uint64_t want = canaryOf(p);
     std::uint64_t have;
     auto* at = static_cast<std::byte*>(p) + (s >= CanaryBytes ? s - CanaryBytes : 0);
     __builtin_memcpy(&have, at, CanaryBytes);
     if (have == want && s >= CanaryBytes) [[likely]] return;
-    if (have == 0 && s >= kLazyFrom + CanaryBytes) return;  // a zeroed object's unwritten canary
+    if (have == 0 && zeroOk) return;  // a zeroed object's unwritten canary
     const std::uint64_t diff = have ^ want;
     const int first = diff != 0 ? __builtin_ctzll(diff) / 8 : 0;  // little-endian byte order
     reportHeapCorruption(HeapCorruption::Overflow, at + first);

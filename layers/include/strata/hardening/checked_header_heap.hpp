@@ -4,9 +4,11 @@
 //     [size and state: 8][seal and offset: 8][object: n]
 //
 // The first word holds the size asked for (getSize returns exactly that: ExactSize), the
-// object's state, live or freed, and whether mallocZeroed made it (freeInspected says so); the second, the distance back to the parent's block (in
-// 16-byte units; 1 for a plain object, more for an aligned one) and a 32-bit seal: a keyed
-// tag (secret.hpp) of the object's address and both words under the heap's random key. What it catches:
+// object's state, live or freed, and whether mallocZeroed made it from memory that may never
+// have been written (freeInspected says so); the second, the distance back to the parent's
+// block (in 16-byte units; 1 for a plain object, more for an aligned one) and a 32-bit seal:
+// a keyed tag (secret.hpp) of the object's address and both words under the heap's random
+// key. What it catches:
 //  - a double free (or a realloc or malloc_usable_size of a freed object) while the header
 //    is intact: freeing rewrites the second word to a "freed" seal of the address alone;
 //  - a free of a pointer no object starts at (an interior pointer, the stack, a global):
@@ -62,9 +64,25 @@ class CheckedHeaderHeap : public Super {
   void* mallocZeroed(std::size_t n) noexcept
     requires ZeroingHeap<Super>
   {
+    bool lazy;
+    return mallocZeroedLazy(n, lazy);
+  }
+
+  // The same, saying whether the object may lie on pages never written (lazy): the parent's
+  // word where it gives one (LazyZeroingHeap), else yes. The header records it, and
+  // freeInspected passes it on.
+  void* mallocZeroedLazy(std::size_t n, bool& lazy) noexcept
+    requires ZeroingHeap<Super>
+  {
+    lazy = true;
     if (n > MaxSize) [[unlikely]] return tooLarge();
-    void* b = Super::mallocZeroed(n + HeaderSize);
-    return b != nullptr ? seal(b, 1, n, kZeroed) : nullptr;
+    void* b;
+    if constexpr (LazyZeroingHeap<Super>) {
+      b = Super::mallocZeroedLazy(n + HeaderSize, lazy);
+    } else {
+      b = Super::mallocZeroed(n + HeaderSize);
+    }
+    return b != nullptr ? seal(b, 1, n, lazy ? kLazyZero : 0) : nullptr;
   }
 
   // n bytes at a multiple of align (a power of two); carved from a block align + 16 bytes
@@ -92,14 +110,14 @@ class CheckedHeaderHeap : public Super {
     release(p, h);
   }
 
-  // free, with inspect(n, zeroed) called between the header check and the free (n: the size
-  // p was asked for; zeroed: mallocZeroed made it and no realloc moved its end since): a layer
-  // above checks what it keeps in the object without a second check of the header
-  // (CanaryHeap).
+  // free, with inspect(n, lazy) called between the header check and the free (n: the size
+  // p was asked for; lazy: mallocZeroed made it from memory that may never have been written,
+  // and no realloc moved its end since): a layer above checks what it keeps in the object
+  // without a second check of the header (CanaryHeap).
   template <class Inspect>
   [[gnu::always_inline]] void freeInspected(void* p, Inspect&& inspect) noexcept {
     Header* h = vet(p);
-    inspect(static_cast<std::size_t>(h->word & kSizeMask), (h->word & kZeroed) != 0);
+    inspect(static_cast<std::size_t>(h->word & kSizeMask), (h->word & kLazyZero) != 0);
     release(p, h);
   }
 
@@ -151,7 +169,7 @@ class CheckedHeaderHeap : public Super {
   };
   static constexpr std::uint64_t kSizeMask = (std::uint64_t{1} << 48) - 1;
   static constexpr std::uint64_t kLive = std::uint64_t{1} << 48;
-  static constexpr std::uint64_t kZeroed = std::uint64_t{1} << 49;  // made by mallocZeroed
+  static constexpr std::uint64_t kLazyZero = std::uint64_t{1} << 49;  // zeroed, maybe never written
   static constexpr std::uint64_t kFreedTag = 0x46524545ULL;  // the state "freed", sealed alone
 
   static void* tooLarge() noexcept {
@@ -179,7 +197,7 @@ class CheckedHeaderHeap : public Super {
   }
 
   // Writes the header of a live object of n bytes at h (units: its distance back to the
-  // block; flags: kZeroed or 0); returns the object.
+  // block; flags: kLazyZero or 0); returns the object.
   void* seal(void* at, std::uint32_t units, std::size_t n, std::uint64_t flags = 0) noexcept {
     auto* h = static_cast<Header*>(at);
     void* p = static_cast<std::byte*>(at) + HeaderSize;
@@ -212,7 +230,7 @@ class CheckedHeaderHeap : public Super {
     if (!detail::is_aligned(p, Alignment) || onFirstBytesOfPage(p)) [[unlikely]] vetOddPointer(p);
     Header* h = headerOf(p);
     const std::uint64_t word = h->word, check = h->check;
-    if ((word & ~kZeroed) >= kLive && (word & ~kZeroed) < 2 * kLive && offsetUnits(h) != 0 &&
+    if ((word & ~kLazyZero) >= kLive && (word & ~kLazyZero) < 2 * kLive && offsetUnits(h) != 0 &&
         check == sealOf(p, word, static_cast<std::uint32_t>(check))) [[likely]]
       return h;
     reportBadHeader(p, check);

@@ -31,6 +31,12 @@ template <class H>
 concept ZeroingHeap = Heap<H> && requires(H& h, std::size_t n) {
   { h.mallocZeroed(n) } -> std::same_as<void*>;
 };
+// A zeroing heap that also says, for each zeroed block, whether it was left as the OS gave it
+// (lazy: its later pages need not be resident) rather than cleared by writing every byte.
+template <class H>
+concept LazyZeroingHeap = ZeroingHeap<H> && requires(H& h, std::size_t n, bool& lazy) {
+  { h.mallocZeroedLazy(n, lazy) } -> std::same_as<void*>;
+};
 template <class H>
 concept MovingHeap = Heap<H> && requires(H& h, void* p, std::size_t n) {
   { h.reallocMoving(p, n) } -> std::same_as<void*>;

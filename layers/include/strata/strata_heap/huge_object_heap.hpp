@@ -86,6 +86,15 @@ class HugeObjectHeap : public Super {
     if (n <= Super::MaxSmall || n <= threshold_) [[likely]] return Super::mallocZeroed(n);
     return mallocHugeZeroed(n);
   }
+  // mallocZeroed saying whether the object may lie on pages never written (a huge one:
+  // always said).
+  void* mallocZeroedLazy(std::size_t n, bool& lazy) noexcept
+    requires requires(Super& s, bool& l) { s.mallocZeroedLazy(n, l); }
+  {
+    if (n <= Super::MaxSmall || n <= threshold_) [[likely]] return Super::mallocZeroedLazy(n, lazy);
+    lazy = true;
+    return mallocHugeZeroed(n);
+  }
 
   void free(void* p) noexcept {
     if (p == nullptr) return;

@@ -84,6 +84,15 @@ class LargeSpanHeap : public Super {
     if (n <= MaxSmall) return Super::mallocZeroed(n);
     return mallocSpan(n, true);
   }
+  // mallocZeroed saying whether the object may lie on pages never written (a span: always
+  // said, as its pages may have been decommitted).
+  void* mallocZeroedLazy(std::size_t n, bool& lazy) noexcept
+    requires requires(Super& s, bool& l) { s.mallocZeroedLazy(n, l); }
+  {
+    if (n <= MaxSmall) return Super::mallocZeroedLazy(n, lazy);
+    lazy = true;
+    return mallocSpan(n, true);
+  }
   // need (>= n + align - 16) bytes with the object's start aligned to align. A span starts
   // on a page, so alignments up to a page cost nothing; beyond, the span is cut to fit.
   void* mallocAlignedIn(std::size_t align, std::size_t need) noexcept {

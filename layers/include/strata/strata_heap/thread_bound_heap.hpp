@@ -135,6 +135,20 @@ class ThreadBoundHeap : public Super {
     return mallocZeroedSlow(h, c, n);
   }
 
+  // mallocZeroed that also says whether the block was left as the OS gave it (lazy: only its
+  // free-list link's bytes were cleared, so its later pages need not be resident) or was
+  // cleared here (every byte written). A layer above may then write past the object's start
+  // only where that costs no page (CanaryHeap).
+  void* mallocZeroedLazy(std::size_t n, bool& lazy) noexcept {
+    const unsigned c = Local::classOf(n);
+    Bound* h = localHeap();
+    lazy = false;
+    if (h != nullptr) [[likely]] {
+      if (void* b = h->pop(c)) [[likely]] return std::memset(b, 0, n);
+    }
+    return mallocZeroedSlow(h, c, n, &lazy);
+  }
+
   // Whether a chunk of Super is one of this heap's segments.
   static bool ownsChunk(void* chunk) noexcept { return Local::segmentOf(chunk) != nullptr; }
 
@@ -314,13 +328,15 @@ class ThreadBoundHeap : public Super {
   }
 
   // mallocZeroed when the current page is dry or the thread has no heap of its own.
-  [[gnu::noinline]] void* mallocZeroedSlow(Bound* h, unsigned c, std::size_t n) noexcept {
+  // lazy, when given, is set when the block is fresh.
+  [[gnu::noinline]] void* mallocZeroedSlow(Bound* h, unsigned c, std::size_t n, bool* lazy = nullptr) noexcept {
     bool fresh = false;
     void* b = h != nullptr ? mallocSlow(h, c, &fresh) : mallocShared(c, &fresh);
     if (b == nullptr) return nullptr;
     if (fresh) {  // only the free-list link was written, in the block's first Links::kBytes
       constexpr std::size_t kLink = Local::Page::Links::kBytes;
       std::memset(b, 0, n < kLink ? n : kLink);
+      if (lazy != nullptr) *lazy = true;
       return b;
     }
     return std::memset(b, 0, n);
