@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "strata/general/strata_heap.hpp"
+#include "strata/hardening/secret.hpp"
 #include "strata/detail/poison.hpp"
 #include "support/differential.hpp"
 #include "support/thread_stress.hpp"
@@ -495,6 +496,57 @@ TEST(StrataHeap, AThreadThatFreedItsMemoryAndWentQuietPassesItOn) {
   quiet.join();
 }
 
+// Threads that take turns, each freeing everything it allocated and going quiet, pass their
+// memory on whichever tier emptied last: a heap that went over its allowance as its medium
+// regions went back sheds its kept small pages too, so its segments empty wholly and the
+// next thread takes them warm. Otherwise a quiet heap kept a region and each small class's
+// current page, and with them most of the segments it had (memory held grew by a segment
+// or more per thread).
+TEST(StrataHeap, ThreadsTakingTurnsReuseOneAnothersSegments) {
+  auto h = std::make_unique<StrataHeap>();
+  constexpr int kThreads = 6;
+  std::mutex m;
+  std::condition_variable cv;
+  int turn = 0;
+  bool done = false;
+  std::vector<std::size_t> heldAfter(kThreads);
+  auto worker = [&](int k) {
+    std::unique_lock<std::mutex> lock(m);
+    cv.wait(lock, [&] { return turn == k; });
+    lock.unlock();
+    std::uint64_t rng = 1000 + k;
+    auto next = [&] { return detail::mix64(rng += 0x9e3779b97f4a7c15ULL); };
+    constexpr std::size_t kBytes = std::size_t{13} << 20, kCap = kBytes / 16;
+    auto** objs = static_cast<void**>(h->malloc(kCap * sizeof(void*)));  // a table of its own
+    std::size_t n = 0;
+    for (std::size_t total = 0; total < kBytes; ++n) {
+      const std::size_t size = 16 + next() % 497;
+      objs[n] = h->malloc(size);
+      std::memset(objs[n], k, size);
+      total += size;
+    }
+    for (std::size_t i = n; i > 1; --i) std::swap(objs[i - 1], objs[next() % i]);
+    for (std::size_t i = 0; i < n; ++i) h->free(objs[i]);
+    h->free(objs);
+    lock.lock();
+    heldAfter[k] = h->stats().bytesFromSystem;
+    ++turn;
+    cv.notify_all();
+    cv.wait(lock, [&] { return done; });  // alive, and no more calls of the heap
+  };
+  std::vector<std::thread> threads;
+  for (int k = 0; k < kThreads; ++k) threads.emplace_back(worker, k);
+  {
+    std::unique_lock<std::mutex> lock(m);
+    cv.wait(lock, [&] { return turn == kThreads; });
+    done = true;
+  }
+  cv.notify_all();
+  for (auto& t : threads) t.join();
+  for (int k = 1; k < kThreads; ++k)
+    EXPECT_LE(heldAfter[k], heldAfter[0] + (std::size_t{4} << 20)) << "after thread " << k;
+}
+
 // Memory freed and allocated again within the delay is reused as it is: the heap's
 // committed bytes never drop and rise, and touching the blocks again takes no page faults.
 TEST(StrataHeap, MemoryReusedWithinTheDelayIsNotRecommitted) {
@@ -532,7 +584,9 @@ TEST(StrataHeap, MemoryReusedWithinTheDelayIsNotRecommitted) {
   if (msSince(start) >= static_cast<long long>(kPurgeDelayMs))
     GTEST_SKIP() << "too slow to stay within the purge delay here";
   EXPECT_EQ(lowest, full) << "committed bytes dropped within the delay";
-  EXPECT_LE(h->stats().bytesFromSystem, full) << "reuse committed new memory";
+  // Emptied segments may pass through the shared cache and come back with their committed
+  // slots where the first phase left them, so a run may need a few slots committed anew.
+  EXPECT_LE(h->stats().bytesFromSystem, full + full / 32) << "reuse committed new memory";
   EXPECT_LT(faults, static_cast<long>(total / 4096 / 8)) << "re-touching reused memory faulted";
   for (void* p : live) h->free(p);
 }

@@ -129,8 +129,12 @@ class MediumTier : public Super {
   // the next refill, so a thread that freed its medium blocks and went quiet does not keep
   // a cached block, and with it a region, in most of its regions.
   void freeLocalSlow(Page* page) noexcept {
-    if (isTierPage(page)) takeIn(page);
-    else Super::freeLocalSlow(page);
+    if (isTierPage(page)) {
+      takeIn(page);
+      Super::shedIfOverAllowance();  // a region it gave back may have passed the allowance
+    } else {
+      Super::freeLocalSlow(page);
+    }
     if (!limitsCut_ && bins_.committedFree() > allowance()) cutCaches();
     if (Super::shedding() && !shedDone_) shed();
     maybePurgeTier();

@@ -162,7 +162,7 @@ class PageQueues : public Super {
     }
     if (page->used == 0 && !page->inFullList) {
       retire(page, !shedding_);
-      if (!shedding_ && Super::overAllowance()) shedKeptPages();
+      shedIfOverAllowance();
     }
   }
 
@@ -193,6 +193,11 @@ class PageQueues : public Super {
   void setFront(unsigned c, Page* front) noexcept { current_[c] = front; }
   // Over the allowance: the heap keeps no empty memory (see shedKeptPages).
   bool shedding() const noexcept { return shedding_; }
+  // An episode of shedding begins if the heap went over its allowance (a layer above that
+  // released memory of its own calls it too: the medium tier's regions).
+  void shedIfOverAllowance() noexcept {
+    if (!shedding_ && Super::overAllowance()) shedKeptPages();
+  }
   // A refill: the episode of shedding ends once the heap is within its allowance again.
   void endShedding() noexcept {
     if (shedding_ && !Super::overAllowance()) shedding_ = false;
