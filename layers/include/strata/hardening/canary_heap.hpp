@@ -104,10 +104,8 @@ class CanaryHeap : public Super {
     if (bytes_ == 0) return Super::free(p);
     if constexpr (requires(Super& s) { s.freeInspected(p, [](std::size_t, bool) {}); }) {
       Super::freeInspected(p, [&](std::size_t size, bool lazy) {
-        const bool unwritten = lazy && size >= kLazyFrom + CanaryBytes;
-        if (unwritten && !residentAt(static_cast<std::byte*>(p) + size - CanaryBytes))
-          return;  // a lazy canary on a page nothing wrote to: no overflow reached it
-        checkAt(p, size, unwritten);
+        if (lazy && size >= kLazyFrom + CanaryBytes) [[unlikely]] return checkUnwritten(p, size);
+        checkAt(p, size, false);
       });
     } else {
       check(p);
@@ -161,12 +159,18 @@ class CanaryHeap : public Super {
   }
 
   // Whether the canary's bytes at `at` lie on resident pages (true when mincore cannot say).
-  [[gnu::noinline]] static bool residentAt(const std::byte* at) noexcept {
+  static bool residentAt(const std::byte* at) noexcept {
     const std::uintptr_t first = platform::pageAlignDown(reinterpret_cast<std::uintptr_t>(at));
     const std::uintptr_t last = platform::pageAlignDown(reinterpret_cast<std::uintptr_t>(at) + CanaryBytes - 1);
     unsigned char in[2] = {1, 1};
     if (::mincore(reinterpret_cast<void*>(first), last - first + 1, in) != 0) return true;
     return (in[0] & 1) != 0 && (last == first || (in[1] & 1) != 0);
+  }
+
+  // The canary of an object left without one: read only when the page it lies on is
+  // resident (on a page nothing wrote to, no overflow reached it), and zero passes.
+  [[gnu::noinline]] void checkUnwritten(void* p, std::size_t s) noexcept {
+    if (residentAt(static_cast<std::byte*>(p) + s - CanaryBytes)) checkAt(p, s, true);
   }
 
   // Reports an overwritten canary at its first damaged byte (an all-zero one passes from
