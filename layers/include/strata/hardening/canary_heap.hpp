@@ -70,10 +70,9 @@ class CanaryHeap : public Super {
   }
 
   // n bytes that read as zero. From kLazyFrom bytes the canary is left unwritten (zero, as
-  // the rest): writing it would make the object's last page resident, which a sparse calloc
-  // never touches.
-  // Over a parent that says which zeroed objects may lie on pages never written
-  // (LazyZeroingHeap), only those are left without one.
+  // the rest) where the object may lie on pages never written (all of them, over a parent
+  // that cannot say which: not a LazyZeroingHeap): writing it would make the object's last
+  // page resident, which a sparse calloc never touches.
   void* mallocZeroed(std::size_t n) noexcept
     requires ZeroingHeap<Super>
   {

@@ -24,12 +24,13 @@
 //             boundary tag and are joined with free neighbours when freed (MediumTier,
 //             medium_tier.hpp, over CoalescingRegions in building/); its page descriptor
 //             is marked so free finds the region as it finds a page.
-//   span      above kStrataSpanMin (16 KiB) up to a quarter of an arena: a run of 4 KiB
+//   span      above kStrataSpanMin (16 KiB) up to a quarter of an arena (and a page
+//             more, room for a layer's header above): a run of 4 KiB
 //             pages in a 128 MiB arena (LargeSpanHeap, large_span_heap.hpp; its page map is
 //             SpanArena, span_arena.hpp), shared by all threads under one lock, placed best
 //             fit and joined with free neighbours when freed. The arena's kind word tells
 //             it from a segment and from a huge chunk.
-//   huge      above the tunable threshold (at most the largest span, 32 MiB): a chunk
+//   huge      above the tunable threshold (at most the largest span, 32 MiB + 4 KiB): a chunk
 //             of its own from SegmentHeap, with a 64-byte header whose kind word tells it from
 //             a segment (HugeObjectHeap::kHugeKind vs SegmentSlots::kSegmentKind); freed ones
 //             wait in HugeChunkCache (at most MaxChunks).
