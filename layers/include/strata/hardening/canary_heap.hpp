@@ -78,13 +78,8 @@ class CanaryHeap : public Super {
   {
     std::size_t total;
     if (!detail::checked_add(n, bytes_, total)) return tooLarge();
-    bool lazy = true;
-    void* p;
-    if constexpr (LazyZeroingHeap<Super>) {
-      p = Super::mallocZeroedLazy(total, lazy);
-    } else {
-      p = Super::mallocZeroed(total);
-    }
+    bool lazy;
+    void* p = mallocZeroedSaying(static_cast<Super&>(*this), total, lazy);
     return n >= kLazyFrom && lazy ? p : place(p, n);
   }
 

@@ -76,12 +76,7 @@ class CheckedHeaderHeap : public Super {
   {
     lazy = true;
     if (n > MaxSize) [[unlikely]] return tooLarge();
-    void* b;
-    if constexpr (LazyZeroingHeap<Super>) {
-      b = Super::mallocZeroedLazy(n + HeaderSize, lazy);
-    } else {
-      b = Super::mallocZeroed(n + HeaderSize);
-    }
+    void* b = mallocZeroedSaying(static_cast<Super&>(*this), n + HeaderSize, lazy);
     return b != nullptr ? seal(b, 1, n, lazy ? kLazyZero : 0) : nullptr;
   }
 

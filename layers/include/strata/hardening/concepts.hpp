@@ -37,6 +37,18 @@ template <class H>
 concept LazyZeroingHeap = ZeroingHeap<H> && requires(H& h, std::size_t n, bool& lazy) {
   { h.mallocZeroedLazy(n, lazy) } -> std::same_as<void*>;
 };
+
+// h's mallocZeroed, with lazy: h's word where it gives one (LazyZeroingHeap), else true.
+template <ZeroingHeap H>
+void* mallocZeroedSaying(H& h, std::size_t n, bool& lazy) noexcept {
+  if constexpr (LazyZeroingHeap<H>) {
+    return h.mallocZeroedLazy(n, lazy);
+  } else {
+    lazy = true;
+    return h.mallocZeroed(n);
+  }
+}
+
 template <class H>
 concept MovingHeap = Heap<H> && requires(H& h, void* p, std::size_t n) {
   { h.reallocMoving(p, n) } -> std::same_as<void*>;
