@@ -26,8 +26,11 @@ function(strata_check_asset file kind)
   foreach(closer IN LISTS closers)
     string(FIND "${text}" "${closer}" at)
     if(NOT at EQUAL -1)
-      message(FATAL_ERROR "${file}: holds \"${closer}\" (any case) at byte ${at}, which would "
+      # NOTICE prints the line as it is; FATAL_ERROR's text is wrapped at a width, which
+      # would split a long path's line anywhere.
+      message(NOTICE "${file}: holds \"${closer}\" (any case) at byte ${at}, which would "
         "end its inline element in report.html: write it as \"<\\/\" in a string")
+      message(FATAL_ERROR "an asset would end its inline element in report.html (above)")
     endif()
   endforeach()
 endfunction()
