@@ -155,6 +155,23 @@ TEST_F(CheckedHeaderHeapDeathTest, UnderflowIntoTheHeaderIsReportedOnFree) {
       "strata: invalid free or damaged header at 0x");
 }
 
+// A write that knows the header's layout but not the seal rewrites the size and the offset
+// together, leaving the seal's own bytes as they were: the seal must still not match (were
+// both words mixed into one input, a size one larger and an offset 1,024 units larger
+// could cancel, and the free would hand the parent a block 16 KiB below).
+TEST_F(CheckedHeaderHeapDeathTest, SizeAndOffsetRewrittenTogetherAreReported) {
+  EXPECT_DEATH(
+      {
+        static Checked h;
+        auto* p = static_cast<char*>(h.malloc(100));
+        auto* words = reinterpret_cast<std::uint64_t*>(p - Checked::HeaderSize);
+        words[0] ^= 1;     // the size: 100 becomes 101
+        words[1] ^= 1024;  // the offset's low half: 1 unit becomes 1,025
+        h.free(p);
+      },
+      "strata: invalid free or damaged header at 0x");
+}
+
 TEST_F(CheckedHeaderHeapDeathTest, ResizeOrSizeOfAFreedObjectIsReported) {
   EXPECT_DEATH(
       {

@@ -7,8 +7,8 @@
 // object's state, live or freed, and whether mallocZeroed made it from memory that may never
 // have been written (freeInspected says so); the second, the distance back to the parent's
 // block (in 16-byte units; 1 for a plain object, more for an aligned one) and a 32-bit seal:
-// a keyed tag (secret.hpp) of the object's address and both words under the heap's random
-// key. What it catches:
+// a keyed tag (secret.hpp) of the object's address and the first word under the heap's
+// random key, XOR the offset. What it catches:
 //  - a double free (or a realloc or malloc_usable_size of a freed object) while the header
 //    is intact: freeing rewrites the second word to a "freed" seal of the address alone;
 //  - a free of a pointer no object starts at (an interior pointer, the stack, a global):
@@ -28,6 +28,7 @@
 // Cost: 16 bytes an object; a multiply on malloc, two on free (and a map lookup for one
 // object in 256, those at a page's start).
 #pragma once
+#include <bit>
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
@@ -182,10 +183,19 @@ class CheckedHeaderHeap : public Super {
     return static_cast<std::byte*>(p) - std::size_t{offsetUnits(h)} * 16;
   }
 
+  // The second word of a live header: the keyed tag of p and the first word (all its bits,
+  // rotated clear of p's), XOR the offset, in the high half; the offset in the low half.
+  // The offset is not an input of the tag, so no change of both words keeps the tag's input
+  // the same: a new offset changes the seal by itself, which a write that does not know the
+  // seal cannot follow.
   std::uint64_t sealOf(const void* p, std::uint64_t word, std::uint32_t units) const noexcept {
-    const std::uint64_t t =
-        detail::tag64(key_, reinterpret_cast<std::uintptr_t>(p) ^ (word << 13) ^ (std::uint64_t{units} << 3));
-    return (t & 0xffffffff00000000ULL) | units;
+    const std::uint64_t t = detail::tag64(key_, reinterpret_cast<std::uintptr_t>(p) ^ std::rotl(word, 13));
+    return ((t & 0xffffffff00000000ULL) ^ (std::uint64_t{units} << 32)) | units;
+  }
+  // Whether check is the second word of a live header at p whose first word is word.
+  bool sealed(const void* p, std::uint64_t word, std::uint64_t check) const noexcept {
+    const std::uint64_t t = detail::tag64(key_, reinterpret_cast<std::uintptr_t>(p) ^ std::rotl(word, 13));
+    return ((check ^ (check << 32) ^ t) >> 32) == 0;
   }
   std::uint64_t freedSeal(const void* p) const noexcept {
     return detail::tag64(key_, reinterpret_cast<std::uintptr_t>(p) ^ kFreedTag) | 1;
@@ -225,9 +235,7 @@ class CheckedHeaderHeap : public Super {
     if (!detail::is_aligned(p, Alignment) || onFirstBytesOfPage(p)) [[unlikely]] vetOddPointer(p);
     Header* h = headerOf(p);
     const std::uint64_t word = h->word, check = h->check;
-    if ((word & ~kLazyZero) >= kLive && (word & ~kLazyZero) < 2 * kLive && offsetUnits(h) != 0 &&
-        check == sealOf(p, word, static_cast<std::uint32_t>(check))) [[likely]]
-      return h;
+    if (sealed(p, word, check)) [[likely]] return h;
     reportBadHeader(p, check);
   }
 
