@@ -22,6 +22,35 @@ static_assert(ExactSizedHeap<StrataSecureHeap> && StrataSecureHeap::Alignment ==
 static_assert(ResizesInPlace<StrataSecureHeap> && ZeroingHeap<StrataSecureHeap>);
 static_assert(OwningHeap<StrataSecureHeap>, "foreign pointers are found by a map lookup");
 
+namespace {
+// The per-thread heap (its medium tier on top) inside a StrataHeapOf.
+template <class H>
+struct LocalOf;
+template <class L, class S, std::size_t MinSpan, unsigned ArenaShift>
+struct LocalOf<HugeObjectHeap<LargeSpanHeap<ThreadBoundHeap<L, S>, MinSpan, ArenaShift>>> {
+  using type = L;
+};
+}  // namespace
+
+// The header and canary make every block 24 bytes larger than its request; the secure heap's
+// medium tier starts that much higher, so no request StrataHeap serves from its pages goes to
+// the tier's coalescing regions here, and at most one class's worth of requests near the
+// border goes the other way.
+TEST(StrataSecureHeap, RequestsTakeTheTierTheyTakeUnderStrataHeap) {
+  using Classes = FineSizeClasses<kStrataClassShift>;
+  using Plain = LocalOf<StrataHeapOf<>>::type;
+  using Secure = LocalOf<EncodedLinkStrataHeapBase>::type;
+  std::size_t onPagesHereOnly = 0;
+  for (std::size_t n = 1; n + kStrataSecureOverhead <= kStrataSpanMin; ++n) {
+    const bool plain = Plain::inTier(Classes::size2class(n));
+    const bool secure = Secure::inTier(Classes::size2class(n + kStrataSecureOverhead));
+    ASSERT_FALSE(secure && !plain) << n << " bytes go to the tier only under the hardening";
+    if (plain && !secure) ++onPagesHereOnly;
+  }
+  EXPECT_LE(onPagesHereOnly, 16u);
+  EXPECT_TRUE(Secure::inTier(Classes::size2class(kStrataSpanMin))) << "the tier still ends at the spans";
+}
+
 TEST(StrataSecureHeap, Differential) {
   test::expectEverythingReturned<StrataSecureHeap>({.seed = 61, .ops = 400'000});
 }

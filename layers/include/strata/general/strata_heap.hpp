@@ -44,14 +44,17 @@
 namespace strata {
 
 // The medium tier's bounds within Classes, and its regions' length in slots (about
-// kStrataRegionBytes, at most half a segment).
+// kStrataRegionBytes, at most half a segment). The tier starts at the class boundary at or
+// above From: kStrataMediumFrom, or more under layers that make every block larger than its
+// request (StrataSecureHeap), so that the same requests take the same path.
 template <SizeClasses Classes>
 constexpr std::size_t strataMediumTo() noexcept {
   return kStrataSpanMin < Classes::MaxClassSize ? kStrataSpanMin : Classes::MaxClassSize;
 }
-template <SizeClasses Classes>
+template <SizeClasses Classes, std::size_t From = kStrataMediumFrom>
 constexpr std::size_t strataMediumFrom() noexcept {
-  return kStrataMediumFrom < strataMediumTo<Classes>() ? kStrataMediumFrom : strataMediumTo<Classes>();
+  return From < strataMediumTo<Classes>() ? Classes::class2size(Classes::size2class(From))
+                                          : strataMediumTo<Classes>();
 }
 template <std::size_t SegmentSize, unsigned SlotBits>
 constexpr std::size_t strataRegionSlots() noexcept {
@@ -61,20 +64,22 @@ constexpr std::size_t strataRegionSlots() noexcept {
 }
 
 // The per-thread heap over a process-wide Source, with Classes for small objects; Page is the
-// page descriptor (QueuedPage, or one whose free blocks keep their links another way).
+// page descriptor (QueuedPage, or one whose free blocks keep their links another way);
+// MediumFrom, where the medium tier starts (strataMediumFrom).
 template <class Source, SizeClasses Classes = FineSizeClasses<kStrataClassShift>,
-          unsigned SlotBits = kStrataSlotBits, class Page = QueuedPage>
+          unsigned SlotBits = kStrataSlotBits, class Page = QueuedPage,
+          std::size_t MediumFrom = kStrataMediumFrom>
 using StrataLocalHeap = MediumTier<
     Classes, PageQueues<Classes, DelayedPurge<SegmentSlots<Source, Page, SlotBits>>>,
-    strataMediumFrom<Classes>(), strataMediumTo<Classes>(),
+    strataMediumFrom<Classes, MediumFrom>(), strataMediumTo<Classes>(),
     strataRegionSlots<Source::SegmentSize, SlotBits>()>;
 
 // The whole allocator over an OS segment heap.
 template <class Segments = SegmentHeap<kStrataSegmentShift>,
           SizeClasses Classes = FineSizeClasses<kStrataClassShift>, unsigned SlotBits = kStrataSlotBits,
-          class Page = QueuedPage>
+          class Page = QueuedPage, std::size_t MediumFrom = kStrataMediumFrom>
 using StrataHeapOf = HugeObjectHeap<LargeSpanHeap<ThreadBoundHeap<
-    StrataLocalHeap<SegmentCache<AccountedSegments<Segments>>, Classes, SlotBits, Page>,
+    StrataLocalHeap<SegmentCache<AccountedSegments<Segments>>, Classes, SlotBits, Page, MediumFrom>,
     SegmentCache<AccountedSegments<Segments>>>, kStrataSpanMin>>;
 
 class StrataHeap : public StrataHeapOf<> {

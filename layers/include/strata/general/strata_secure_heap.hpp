@@ -32,9 +32,16 @@ struct StrataSecureOptions {
 template <class Base>
 using StrataSecureHeapOf = CanaryHeap<CheckedHeaderHeap<QuarantineHeap<Base, 16>>>;
 
-// StrataHeap whose pages keep their free blocks' links encoded (EncodedLinks).
-using EncodedLinkStrataHeapBase = StrataHeapOf<SegmentHeap<kStrataSegmentShift>, FineSizeClasses<kStrataClassShift>,
-                                               kStrataSlotBits, QueuedPageOf<EncodedLinks>>;
+// The bytes the hardening stack adds to every request: the header and the canary.
+inline constexpr std::size_t kStrataSecureOverhead = 16 + 8;
+
+// StrataHeap whose pages keep their free blocks' links encoded (EncodedLinks), its medium
+// tier starting that much higher: a request goes to the same tier as under StrataHeap (up to
+// a class's rounding), where the header and canary would otherwise push the 89..112-byte
+// requests of small-object programs from pages into the tier's slower, coalescing regions.
+using EncodedLinkStrataHeapBase =
+    StrataHeapOf<SegmentHeap<kStrataSegmentShift>, FineSizeClasses<kStrataClassShift>, kStrataSlotBits,
+                 QueuedPageOf<EncodedLinks>, kStrataMediumFrom + kStrataSecureOverhead>;
 class EncodedLinkStrataHeap : public EncodedLinkStrataHeapBase {
  public:
   explicit EncodedLinkStrataHeap(const StrataTunables& t = {}) noexcept : EncodedLinkStrataHeapBase(t) {}
@@ -48,6 +55,10 @@ class StrataSecureHeap : public StrataSecureHeapOf<EncodedLinkStrataHeap> {
 
 static_assert(CheckedHeaderHeap<QuarantineHeap<EncodedLinkStrataHeap, 16>>::HeaderSize == 16,
               "the quarantine keeps exactly the header's bytes");
+static_assert(kStrataSecureOverhead ==
+                  CheckedHeaderHeap<EncodedLinkStrataHeap>::HeaderSize +
+                      CanaryHeap<CheckedHeaderHeap<EncodedLinkStrataHeap>>::CanaryBytes,
+              "the overhead the medium tier's start allows for is the header's and the canary's");
 static_assert(EncodedLinks::kOffset == CheckedHeaderHeap<EncodedLinkStrataHeap>::HeaderSize,
               "a free block's link lies right after the header, over the object's first bytes");
 
