@@ -114,6 +114,19 @@ TEST_F(CanaryHeapDeathTest, AReusedBigZeroedObjectsZeroOverflowIsReported) {
   EXPECT_DEATH(h.free(p), "strata: overflow past the end of an object at 0x");
 }
 
+// The same on realloc: the header says the object got its canary, so zeros there are an
+// overflow (a parent that could not say would let them pass from kLazyFrom bytes).
+TEST_F(CanaryHeapDeathTest, AReusedBigZeroedObjectsZeroOverflowIsReportedOnResize) {
+  static Canaried h;
+  const std::size_t n = 2 * Canaried::kLazyFrom;
+  void* first = h.mallocZeroed(n);
+  h.free(first);
+  auto* p = static_cast<char*>(h.mallocZeroed(n));
+  ASSERT_EQ(static_cast<void*>(p), first) << "the block just freed, cleared again";
+  std::memset(p + n, 0, Canaried::CanaryBytes);
+  EXPECT_DEATH((void)h.reallocInPlace(p, n / 2), "strata: overflow past the end of an object at 0x");
+}
+
 TEST_F(CanaryHeapDeathTest, OneByteOverflowIsReportedAtThatByte) {
   static Canaried h;
   auto* p = static_cast<char*>(h.malloc(40));

@@ -18,9 +18,10 @@
 // zeroed objects those are (LazyZeroingHeap: StrataHeap's fresh blocks, its spans and huge
 // objects) spares the rest, the blocks it cleared itself, which get their canary. So from
 // that size an all-zero canary passes the check too (over CheckedHeaderHeap, whose header
-// records which objects were left without one, for those only); and the free of such an
-// object reads its canary only when the page it lies on is resident (mincore: a page nothing
-// wrote to is not), so a sparse calloc's untouched end stays untouched.
+// records which objects were left without one, for those only, on free and realloc alike);
+// and the free of such an object reads its canary only when the page it lies on is
+// resident (mincore: a page nothing wrote to is not), so a sparse calloc's untouched end
+// stays untouched.
 //
 // Not caught: an overflow that writes only zeros over the canary of an object left without
 // one, an overflow that skips the canary (a write at an index far past the end), a
@@ -167,11 +168,18 @@ class CanaryHeap : public Super {
     if (residentAt(static_cast<std::byte*>(p) + s - CanaryBytes)) checkAt(p, s, true);
   }
 
-  // Reports an overwritten canary at its first damaged byte (an all-zero one passes from
-  // kLazyFrom bytes: this path cannot tell which objects were left without one).
+  // Reports an overwritten canary at its first damaged byte. An all-zero one passes only
+  // where p may have been left without one: from kLazyFrom bytes, and over a parent that
+  // records which objects those are (getSizeLazy: CheckedHeaderHeap), only for those.
   void check(void* p) noexcept {
-    const std::size_t s = Super::getSize(p);
-    checkAt(p, s, s >= kLazyFrom + CanaryBytes);
+    if constexpr (requires(Super& s, bool& lazy) { s.getSizeLazy(p, lazy); }) {
+      bool lazy;
+      const std::size_t s = Super::getSizeLazy(p, lazy);
+      checkAt(p, s, lazy && s >= kLazyFrom + CanaryBytes);
+    } else {
+      const std::size_t s = Super::getSize(p);
+      checkAt(p, s, s >= kLazyFrom + CanaryBytes);
+    }
   }
 
   // The canary of p, whose size s the parent vouched for (its header was checked): every

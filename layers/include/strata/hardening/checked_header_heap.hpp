@@ -122,6 +122,13 @@ class CheckedHeaderHeap : public Super {
     return p != nullptr ? static_cast<std::size_t>(vet(p)->word & kSizeMask) : 0;
   }
 
+  // The same for a live p, with lazy as freeInspected gives it.
+  std::size_t getSizeLazy(void* p, bool& lazy) noexcept {
+    const Header* h = vet(p);
+    lazy = (h->word & kLazyZero) != 0;
+    return static_cast<std::size_t>(h->word & kSizeMask);
+  }
+
   // p resized to n where it is (the parent's block resized), or nullptr with p untouched.
   void* reallocInPlace(void* p, std::size_t n) noexcept
     requires ResizesInPlace<Super>
@@ -189,13 +196,14 @@ class CheckedHeaderHeap : public Super {
   // the same: a new offset changes the seal by itself, which a write that does not know the
   // seal cannot follow.
   std::uint64_t sealOf(const void* p, std::uint64_t word, std::uint32_t units) const noexcept {
-    const std::uint64_t t = detail::tag64(key_, reinterpret_cast<std::uintptr_t>(p) ^ std::rotl(word, 13));
-    return ((t & 0xffffffff00000000ULL) ^ (std::uint64_t{units} << 32)) | units;
+    return ((tagOf(p, word) & 0xffffffff00000000ULL) ^ (std::uint64_t{units} << 32)) | units;
   }
   // Whether check is the second word of a live header at p whose first word is word.
   bool sealed(const void* p, std::uint64_t word, std::uint64_t check) const noexcept {
-    const std::uint64_t t = detail::tag64(key_, reinterpret_cast<std::uintptr_t>(p) ^ std::rotl(word, 13));
-    return ((check ^ (check << 32) ^ t) >> 32) == 0;
+    return ((check ^ (check << 32) ^ tagOf(p, word)) >> 32) == 0;
+  }
+  std::uint64_t tagOf(const void* p, std::uint64_t word) const noexcept {
+    return detail::tag64(key_, reinterpret_cast<std::uintptr_t>(p) ^ std::rotl(word, 13));
   }
   std::uint64_t freedSeal(const void* p) const noexcept {
     return detail::tag64(key_, reinterpret_cast<std::uintptr_t>(p) ^ kFreedTag) | 1;
