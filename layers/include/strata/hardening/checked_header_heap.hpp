@@ -190,8 +190,8 @@ class CheckedHeaderHeap : public Super {
     return static_cast<std::byte*>(p) - std::size_t{offsetUnits(h)} * 16;
   }
 
-  // The second word of a live header: the keyed tag of p and the first word (all its bits,
-  // rotated clear of p's), XOR the offset, in the high half; the offset in the low half.
+  // The second word of a live header: the keyed tag of p and the first word (all its bits:
+  // rotated, not shifted), XOR the offset, in the high half; the offset in the low half.
   // The offset is not an input of the tag, so no change of both words keeps the tag's input
   // the same: a new offset changes the seal by itself, which a write that does not know the
   // seal cannot follow.
