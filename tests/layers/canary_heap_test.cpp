@@ -101,16 +101,26 @@ TEST_F(CanaryHeapDeathTest, ABigZeroedObjectsOverflowIsStillReported) {
   EXPECT_DEATH(h.free(p), "strata: overflow past the end of an object at 0x");
 }
 
+namespace {
+constexpr std::size_t kBigZeroed = 2 * Canaried::kLazyFrom;
+
+// A big zeroed object of h's that its parent cleared by writing (the block just freed,
+// reused), its canary then overwritten with zeros: into p.
+void zeroOverflowOfAReusedZeroedObject(Canaried& h, char*& p) {
+  void* first = h.mallocZeroed(kBigZeroed);
+  h.free(first);
+  p = static_cast<char*>(h.mallocZeroed(kBigZeroed));
+  ASSERT_EQ(static_cast<void*>(p), first) << "the block just freed, cleared again";
+  std::memset(p + kBigZeroed, 0, Canaried::CanaryBytes);
+}
+}  // namespace
+
 // A big zeroed object its parent cleared by writing (a reused block) gets its canary, so
 // even an overflow of zeros over it is reported.
 TEST_F(CanaryHeapDeathTest, AReusedBigZeroedObjectsZeroOverflowIsReported) {
   static Canaried h;
-  const std::size_t n = 2 * Canaried::kLazyFrom;
-  void* first = h.mallocZeroed(n);
-  h.free(first);
-  auto* p = static_cast<char*>(h.mallocZeroed(n));
-  ASSERT_EQ(static_cast<void*>(p), first) << "the block just freed, cleared again";
-  std::memset(p + n, 0, Canaried::CanaryBytes);
+  char* p = nullptr;
+  ASSERT_NO_FATAL_FAILURE(zeroOverflowOfAReusedZeroedObject(h, p));
   EXPECT_DEATH(h.free(p), "strata: overflow past the end of an object at 0x");
 }
 
@@ -118,13 +128,9 @@ TEST_F(CanaryHeapDeathTest, AReusedBigZeroedObjectsZeroOverflowIsReported) {
 // overflow (a parent that could not say would let them pass from kLazyFrom bytes).
 TEST_F(CanaryHeapDeathTest, AReusedBigZeroedObjectsZeroOverflowIsReportedOnResize) {
   static Canaried h;
-  const std::size_t n = 2 * Canaried::kLazyFrom;
-  void* first = h.mallocZeroed(n);
-  h.free(first);
-  auto* p = static_cast<char*>(h.mallocZeroed(n));
-  ASSERT_EQ(static_cast<void*>(p), first) << "the block just freed, cleared again";
-  std::memset(p + n, 0, Canaried::CanaryBytes);
-  EXPECT_DEATH((void)h.reallocInPlace(p, n / 2), "strata: overflow past the end of an object at 0x");
+  char* p = nullptr;
+  ASSERT_NO_FATAL_FAILURE(zeroOverflowOfAReusedZeroedObject(h, p));
+  EXPECT_DEATH((void)h.reallocInPlace(p, kBigZeroed / 2), "strata: overflow past the end of an object at 0x");
 }
 
 TEST_F(CanaryHeapDeathTest, OneByteOverflowIsReportedAtThatByte) {

@@ -172,14 +172,14 @@ class CanaryHeap : public Super {
   // where p may have been left without one: from kLazyFrom bytes, and over a parent that
   // records which objects those are (getSizeLazy: CheckedHeaderHeap), only for those.
   void check(void* p) noexcept {
-    if constexpr (requires(Super& s, bool& lazy) { s.getSizeLazy(p, lazy); }) {
-      bool lazy;
-      const std::size_t s = Super::getSizeLazy(p, lazy);
-      checkAt(p, s, lazy && s >= kLazyFrom + CanaryBytes);
+    bool lazy = true;
+    std::size_t s;
+    if constexpr (requires(Super& h) { h.getSizeLazy(p, lazy); }) {
+      s = Super::getSizeLazy(p, lazy);
     } else {
-      const std::size_t s = Super::getSize(p);
-      checkAt(p, s, s >= kLazyFrom + CanaryBytes);
+      s = Super::getSize(p);
     }
+    checkAt(p, s, lazy && s >= kLazyFrom + CanaryBytes);
   }
 
   // The canary of p, whose size s the parent vouched for (its header was checked): every
