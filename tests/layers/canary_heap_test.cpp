@@ -25,8 +25,45 @@ static_assert(ExactSizedHeap<Canaried> && Canaried::Alignment == 16);
 static_assert(ResizesInPlace<Canaried> && ZeroingHeap<Canaried> && MovingHeap<Canaried>);
 static_assert(!ExactSizedHeap<MallocHeap>, "malloc_usable_size is not the size asked for");
 
+// An exact-sized parent that does not lend its seal: the canary is then the layer's own tag
+// of the address.
+class UnsealedHeader : public CheckedHeaderHeap<StrataHeap> {
+ public:
+  std::uint64_t objectSeal(const void*) const = delete;
+};
+using CanariedUnsealed = CanaryHeap<UnsealedHeader>;
+static_assert(SealingHeap<CheckedHeaderHeap<StrataHeap>> && !SealingHeap<UnsealedHeader>);
+static_assert(ExactSizedHeap<UnsealedHeader>);
+
 TEST(CanaryHeap, Differential) {
   test::expectEverythingReturned<Canaried>({.seed = 41, .ops = 400'000});
+}
+
+TEST(CanaryHeap, DifferentialOverAParentThatDoesNotSeal) {
+  test::expectEverythingReturned<CanariedUnsealed>({.seed = 43, .ops = 200'000});
+}
+
+namespace {
+std::uint64_t canaryAfter(const void* p, std::size_t n) {
+  std::uint64_t c;
+  std::memcpy(&c, static_cast<const char*>(p) + n, sizeof c);
+  return c;
+}
+}  // namespace
+
+// Over a sealing parent the canary follows the object's seal: the same block handed out
+// again for another size gets another canary, so an old canary replayed at the new end
+// does not pass.
+TEST(CanaryHeap, TheSameBlockAtAnotherSizeGetsAnotherCanary) {
+  auto h = std::make_unique<Canaried>();
+  void* p = h->malloc(40);
+  const std::uint64_t first = canaryAfter(p, 40);
+  h->free(p);
+  void* q = h->malloc(32);
+  ASSERT_EQ(q, p) << "the block just freed, reused for the same class";
+  EXPECT_NE(canaryAfter(q, 32), first);
+  EXPECT_EQ(canaryAfter(q, 32) & 0xff, 0u) << "the first byte stays zero";
+  h->free(q);
 }
 
 TEST(CanaryHeap, ExactFillsAndResizesRaiseNothing) {
@@ -164,4 +201,24 @@ TEST_F(CanaryHeapDeathTest, OverflowOfALargeObjectIsReported) {
         h.free(p);
       },
       "strata: overflow past the end of an object at 0x");
+}
+
+// A canary copied from another live object (as an overflow that copies memory could) is
+// another object's: reported.
+TEST_F(CanaryHeapDeathTest, ACanaryCopiedFromAnotherObjectIsReported) {
+  static Canaried h;
+  auto* a = static_cast<char*>(h.malloc(40));
+  auto* b = static_cast<char*>(h.malloc(40));
+  std::memcpy(b + 40, a + 40, Canaried::CanaryBytes);
+  EXPECT_DEATH(h.free(b), "strata: overflow past the end of an object at 0x");
+}
+
+TEST_F(CanaryHeapDeathTest, OverAParentThatDoesNotSealAnOverflowIsReported) {
+  static CanariedUnsealed h;
+  auto* p = static_cast<char*>(h.malloc(40));
+  p[41] = 'A';
+  char at[64];
+  std::snprintf(at, sizeof at, "strata: overflow past the end of an object at %p\n",
+                static_cast<void*>(p + 41));
+  EXPECT_DEATH(h.free(p), at);
 }

@@ -2,8 +2,13 @@
 // resized, so a write past the object's end (a linear overflow into the neighbour, its
 // header or a free-list link) is caught at the object's next free or realloc.
 //
-// The canary is a keyed tag of the object's address under the heap's random key, with its first
-// byte zero (a string copy that overruns stops at it, so it cannot write the canary back).
+// The canary is a keyed value of the object, with its first byte zero (a string copy that
+// overruns stops at it, so it cannot write the canary back). Over a parent that seals its
+// objects (SealingHeap: CheckedHeaderHeap), it is the object's seal (objectSeal, keyed by
+// the address and the size) XOR this layer's own random key: nothing to compute, and to
+// forge one an overflow needs both the seal and the key; a leaked canary gives neither, nor
+// any other object's canary. Over any other exact-sized parent, it is a keyed tag of the
+// object's address (secret.hpp), one multiply.
 // It sits exactly at the end of the object as asked, which the parent knows because its
 // getSize is the size asked for (ExactSizedHeap: CheckedHeaderHeap); even a one-byte
 // overflow lands on it. A damaged canary is reported by reportHeapCorruption (one line
@@ -26,8 +31,8 @@
 // Not caught: an overflow that writes only zeros over the canary of an object left without
 // one, an overflow that skips the canary (a write at an index far past the end), a
 // write past the end that the program undoes before the free, and an object never freed.
-// Cost: 8 bytes an object; a multiply and an unaligned 8-byte store on malloc, a multiply,
-// the parent's getSize and a compare on free (and a mincore call for a zeroed object of
+// Cost: 8 bytes an object; an unaligned 8-byte store on malloc, the parent's getSize and a
+// compare on free (and a multiply on each over a parent that does not seal) (and a mincore call for a zeroed object of
 // kLazyFrom bytes or more left without a canary).
 #pragma once
 #include <sys/mman.h>
@@ -140,8 +145,14 @@ class CanaryHeap : public Super {
     return nullptr;
   }
 
+  // p's canary: its seal over a SealingHeap parent (read while p's header is known good),
+  // else a keyed tag of its address; the first byte zero.
   std::uint64_t canaryOf(const void* p) const noexcept {
-    return detail::tag64(key_, reinterpret_cast<std::uintptr_t>(p)) & ~std::uint64_t{0xff};
+    if constexpr (SealingHeap<Super>) {
+      return (Super::objectSeal(p) ^ key_) & ~std::uint64_t{0xff};
+    } else {
+      return detail::tag64(key_, reinterpret_cast<std::uintptr_t>(p)) & ~std::uint64_t{0xff};
+    }
   }
 
   // Writes p's canary after its n bytes; p itself (nullptr stays nullptr).

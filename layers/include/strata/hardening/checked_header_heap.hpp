@@ -9,8 +9,9 @@
 // block (in 16-byte units; 1 for a plain object, more for an aligned one) and a 32-bit seal:
 // a keyed tag (secret.hpp) of the object's address and the first word under the heap's
 // random key, XOR the offset. What it catches:
-//  - a double free (or a realloc or malloc_usable_size of a freed object) while the header
-//    is intact: freeing rewrites the second word to a "freed" seal of the address alone;
+//  - a double free (or a realloc or malloc_usable_size of a freed object) while the header's
+//    second word is intact: freeing rewrites it to a "freed" mark (no key: all a forged one
+//    can do is name an abort);
 //  - a free of a pointer no object starts at (an interior pointer, the stack, a global):
 //    there is no valid seal below it (a chance of 2^-32 that one is forged by accident);
 //    over an OwningHeap parent, an address outside the heap's memory is reported as such
@@ -25,7 +26,9 @@
 // Requires a parent aligned to 16 (SixteenAlignedHeap). Wraps the parent's mallocZeroed,
 // reallocInPlace and reallocMoving when it has them; aligned objects are carved from a
 // larger block (align + 16 extra bytes), the header just below the aligned address.
-// Cost: 16 bytes an object; a multiply on malloc, two on free (and a map lookup for one
+// The seal is also the object's secret for a layer above that keeps a check of its own in
+// the object (objectSeal: CanaryHeap derives its canary from it, so it costs no multiply).
+// Cost: 16 bytes an object; a multiply on malloc, one on free (and a map lookup for one
 // object in 256, those at a page's start).
 #pragma once
 #include <bit>
@@ -156,6 +159,14 @@ class CheckedHeaderHeap : public Super {
     return seal(moved + offset - HeaderSize, units, n);
   }
 
+  // The second word of live p's header: a keyed value of p's address and its size (a new
+  // one when a realloc resizes or moves p), which only the heap's key makes. For a layer
+  // above that keeps a check of its own in the object (CanaryHeap): read it right after the
+  // call that returned p, or while p is checked for a free, a resize or a size.
+  std::uint64_t objectSeal(const void* p) const noexcept {
+    return reinterpret_cast<const Header*>(static_cast<const std::byte*>(p) - HeaderSize)->check;
+  }
+
   // A parent's way to allocate from its free blocks only would hand out objects without a
   // header: not passed on.
   void* mallocFromBins(std::size_t) = delete;
@@ -173,7 +184,10 @@ class CheckedHeaderHeap : public Super {
   static constexpr std::uint64_t kSizeMask = (std::uint64_t{1} << 48) - 1;
   static constexpr std::uint64_t kLive = std::uint64_t{1} << 48;
   static constexpr std::uint64_t kLazyZero = std::uint64_t{1} << 49;  // zeroed, maybe never written
-  static constexpr std::uint64_t kFreedTag = 0x46524545ULL;  // the state "freed", sealed alone
+  // The second word of a freed object's header: "FREE" and an offset of 0, which no live
+  // header has (a live one's is 1 or more). Like any value not written by seal, it passes
+  // the seal check by chance for one (address, first word) in 2^32.
+  static constexpr std::uint64_t kFreedMark = 0x46524545ULL << 32;
 
   static void* tooLarge() noexcept {
     errno = ENOMEM;
@@ -205,9 +219,6 @@ class CheckedHeaderHeap : public Super {
   std::uint64_t tagOf(const void* p, std::uint64_t word) const noexcept {
     return detail::tag64(key_, reinterpret_cast<std::uintptr_t>(p) ^ std::rotl(word, 13));
   }
-  std::uint64_t freedSeal(const void* p) const noexcept {
-    return detail::tag64(key_, reinterpret_cast<std::uintptr_t>(p) ^ kFreedTag) | 1;
-  }
 
   // Writes the header of a live object of n bytes at h (units: its distance back to the
   // block; flags: kLazyZero or 0); returns the object.
@@ -226,7 +237,7 @@ class CheckedHeaderHeap : public Super {
     const std::size_t used = detail::align_up(
         static_cast<std::size_t>(static_cast<std::byte*>(p) - b) + static_cast<std::size_t>(h->word & kSizeMask),
         Alignment);
-    h->check = freedSeal(p);
+    h->check = kFreedMark;
     if constexpr (requires(Super& s) { s.freeUsed(p, used); }) {
       Super::freeUsed(b, used);
     } else {
@@ -258,10 +269,10 @@ class CheckedHeaderHeap : public Super {
     vetOwner(p);
   }
 
-  // p's header is not a live one: p is foreign, or freed (its freed seal), or no object's.
+  // p's header is not a live one: p is foreign, or freed (its freed mark), or no object's.
   [[gnu::cold, gnu::noinline, noreturn]] void reportBadHeader(void* p, std::uint64_t check) noexcept {
     vetOwner(p);
-    if (check == freedSeal(p)) reportHeapCorruption(HeapCorruption::DoubleFree, p);
+    if (check == kFreedMark) reportHeapCorruption(HeapCorruption::DoubleFree, p);
     reportHeapCorruption(HeapCorruption::InvalidFree, p);
   }
 

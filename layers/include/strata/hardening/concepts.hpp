@@ -2,6 +2,7 @@
 #pragma once
 #include <concepts>
 #include <cstddef>
+#include <cstdint>
 
 #include "strata/concepts.hpp"
 
@@ -18,6 +19,14 @@ template <class H>
 concept ExactSizedHeap = SizedHeap<H> && requires {
   { H::ExactSize } -> std::convertible_to<bool>;
 } && H::ExactSize;
+
+// An exact-sized heap that keeps a keyed secret for each live object (CheckedHeaderHeap's
+// seal) and lends it to the layer above (objectSeal), which may derive its own check in the
+// object from it rather than compute one (CanaryHeap).
+template <class H>
+concept SealingHeap = ExactSizedHeap<H> && requires(const H& h, const void* p) {
+  { h.objectSeal(p) } -> std::same_as<std::uint64_t>;
+};
 
 // A heap that can say whether an address lies in memory it manages, without touching it
 // (a map lookup): a check may then read a header below a pointer only when it is safe to.
