@@ -16,8 +16,9 @@
 #           and GoogleTest) in build/suites/tree with ninja, the compiler driver, cc1plus, the
 #           assembler and the linker all under the allocator. Compilation is deterministic, so
 #           it passes when every object, library and program is byte-identical to glibc's.
-# Libraries: strata (libstrata.so), kingsley, lea, secure, or a path to any malloc library; default
-# all three Strata libraries, built in build/lib when missing.
+# Libraries: strata (libstrata.so), kingsley, lea, secure, or a path to any malloc library
+# (named in the table and the logs by its file: libfoo.so is libfoo); default all three
+# Strata libraries, built in build/lib when missing.
 # Prints a table, keeps logs in build/suites/, exits 1 when any library differs from glibc.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -33,7 +34,7 @@ build_targets=(strata_malloc strata_malloc_kingsley strata_malloc_lea strata_rea
   strata_obstack strata_tracetools page_queues_test differential_harness_test malloc_shim_test
   thread_heap_test)
 
-usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
+usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit "${1:-0}"; }
 die() { echo "suites: $*" >&2; exit 2; }
 
 suites=() libraries=strata,kingsley,lea
@@ -58,7 +59,13 @@ for n in "${names[@]}"; do
   case $n in
     strata) lib_of[$n]=$root/build/lib/libstrata.so; need_build+=(strata_malloc) ;;
     kingsley|lea|secure) lib_of[$n]=$root/build/lib/libstrata-$n.so; need_build+=(strata_malloc_$n) ;;
-    */*) [ -f "$n" ] || die "no library at '$n'"; lib_of[$n]=$(realpath "$n") ;;
+    */*) [ -f "$n" ] || die "no library at '$n'"
+      # Named by its file (libfoo.so: libfoo), which the logs and the table use; a second
+      # library of the same file name gets a number.
+      path=$(realpath "$n") label=$(basename "$path" .so) k=1
+      while [ -n "${lib_of[$label]+set}" ]; do k=$((k + 1)) label=$(basename "$path" .so)-$k; done
+      echo "suites: $label is $path" >&2
+      lib_of[$label]=$path n=$label ;;
     *) die "unknown library '$n' (strata, kingsley, lea, secure or a path)" ;;
   esac
   allocators+=("$n")
@@ -74,7 +81,7 @@ fi
 probe=$root/build/bin/strata-probe
 
 rows=() failed=0
-row() { rows+=("$(printf '%-15s %-9s %-62s %-9s %6ss' "$@")"); }
+row() { rows+=("$(printf '%-15s %-17s %-62s %-9s %6ss' "$@")"); }
 
 # Runs "$@" with allocator $1's library preloaded (nothing for glibc).
 with_alloc() {
@@ -178,7 +185,7 @@ suite_build() {
 for s in "${suites[@]}"; do "suite_$s"; done
 
 {
-  printf '%-15s %-9s %-62s %-9s %7s\n' suite allocator "what ran" "vs glibc" time
+  printf '%-15s %-17s %-62s %-9s %7s\n' suite allocator "what ran" "vs glibc" time
   printf '%s\n' "${rows[@]}"
 } | tee "$out/table.txt"
 echo "logs in $out" >&2

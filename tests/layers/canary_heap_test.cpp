@@ -222,3 +222,32 @@ TEST_F(CanaryHeapDeathTest, OverAParentThatDoesNotSealAnOverflowIsReported) {
                 static_cast<void*>(p + 41));
   EXPECT_DEATH(h.free(p), at);
 }
+
+namespace {
+// An object of h's of n bytes that starts a page, its header on the page below (the free's
+// out-of-line path).
+char* objectAtAPagesStart(Canaried& h, std::size_t n) {
+  for (int i = 0; i < 100'000; ++i) {
+    auto* p = static_cast<char*>(h.malloc(n));
+    if ((reinterpret_cast<std::uintptr_t>(p) & 4095) == 0) return p;
+  }
+  return nullptr;
+}
+}  // namespace
+
+TEST(CanaryHeap, AnObjectAtAPagesStartIsFreedAndReused) {
+  static Canaried h;
+  char* p = objectAtAPagesStart(h, 24);  // 48-byte blocks: one in three pages has one
+  ASSERT_NE(p, nullptr);
+  std::memset(p, 'x', 24);
+  h.free(p);
+  EXPECT_EQ(h.malloc(24), p) << "freed, and the block handed out again";
+}
+
+TEST_F(CanaryHeapDeathTest, AnObjectAtAPagesStartHasItsCanaryChecked) {
+  static Canaried h;
+  char* p = objectAtAPagesStart(h, 24);
+  ASSERT_NE(p, nullptr);
+  p[24] = 'A';
+  EXPECT_DEATH(h.free(p), "strata: overflow past the end of an object at 0x");
+}

@@ -103,7 +103,7 @@ class CanaryHeap : public Super {
     if (p == nullptr) return;
     if (bytes_ == 0) return Super::free(p);
     if constexpr (requires(Super& s) { s.freeInspected(p, [](std::size_t, bool) {}); }) {
-      Super::freeInspected(p, [&](std::size_t size, bool lazy) {
+      Super::freeInspected(p, [this, p](std::size_t size, bool lazy) {
         if (lazy && size >= kLazyFrom + CanaryBytes) [[unlikely]] return checkUnwritten(p, size);
         checkSealed(p, size);
       });
@@ -198,7 +198,7 @@ class CanaryHeap : public Super {
   void checkSealed(void* p, std::size_t s) noexcept {
     std::uint64_t have;
     __builtin_memcpy(&have, static_cast<std::byte*>(p) + s - CanaryBytes, CanaryBytes);
-    if (have != canaryOf(p)) [[unlikely]] checkAt(p, s, false);
+    if (have != canaryOf(p)) [[unlikely]] reportDamaged(p, s);
   }
 
   // The same, given the parent's size of p; zeroOk: p may have been left without a canary.
@@ -209,7 +209,16 @@ class CanaryHeap : public Super {
     __builtin_memcpy(&have, at, CanaryBytes);
     if (have == want && s >= CanaryBytes) [[likely]] return;
     if (have == 0 && zeroOk) return;  // a zeroed object's unwritten canary
-    const std::uint64_t diff = have ^ want;
+    reportDamaged(p, s);
+  }
+
+  // Reports p's canary, known to be damaged, at its first damaged byte (out of line and not
+  // returning, so the checks above save no registers for it).
+  [[gnu::cold, gnu::noinline, noreturn]] void reportDamaged(void* p, std::size_t s) noexcept {
+    auto* at = static_cast<std::byte*>(p) + (s >= CanaryBytes ? s - CanaryBytes : 0);
+    std::uint64_t have;
+    __builtin_memcpy(&have, at, CanaryBytes);
+    const std::uint64_t diff = have ^ canaryOf(p);
     const int first = diff != 0 ? __builtin_ctzll(diff) / 8 : 0;  // little-endian byte order
     reportHeapCorruption(HeapCorruption::Overflow, at + first);
   }

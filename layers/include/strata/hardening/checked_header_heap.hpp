@@ -112,11 +112,15 @@ class CheckedHeaderHeap : public Super {
   // free, with inspect(n, lazy) called between the header check and the free (n: the size
   // p was asked for; lazy: mallocZeroed made it from memory that may never have been written,
   // and no realloc moved its end since): a layer above checks what it keeps in the object
-  // without a second check of the header (CanaryHeap).
+  // without a second check of the header (CanaryHeap). The common case, an object neither on
+  // a page's first bytes nor left lazily zeroed, runs inline and calls nothing that returns
+  // (so it saves no registers); the others go out of line whole.
   template <class Inspect>
   [[gnu::always_inline]] void freeInspected(void* p, Inspect&& inspect) noexcept {
-    Header* h = vet(p);
-    inspect(static_cast<std::size_t>(h->word & kSizeMask), (h->word & kLazyZero) != 0);
+    if (oddPointer(p)) [[unlikely]] return freeInspectedSlowly(p, inspect);
+    Header* h = vetHeader(p);
+    if ((h->word & kLazyZero) != 0) [[unlikely]] return freeInspectedSlowly(p, inspect);
+    inspect(static_cast<std::size_t>(h->word & kSizeMask), false);
     release(p, h);
   }
 
@@ -251,11 +255,29 @@ class CheckedHeaderHeap : public Super {
   // not be mapped), else only when the seal does not match: reading 16 bytes below p on
   // p's own page cannot fault where p itself is mapped.
   [[gnu::always_inline]] Header* vet(void* p) noexcept {
-    if (!detail::is_aligned(p, Alignment) || onFirstBytesOfPage(p)) [[unlikely]] vetOddPointer(p);
+    if (oddPointer(p)) [[unlikely]] vetOddPointer(p);
+    return vetHeader(p);
+  }
+
+  // vet's seal check alone, for a p that is not an oddPointer.
+  [[gnu::always_inline]] Header* vetHeader(void* p) noexcept {
     Header* h = headerOf(p);
     const std::uint64_t word = h->word, check = h->check;
     if (sealed(p, word, check)) [[likely]] return h;
     reportBadHeader(p, check);
+  }
+
+  // freeInspected out of line, for any p.
+  template <class Inspect>
+  [[gnu::noinline]] void freeInspectedSlowly(void* p, Inspect inspect) noexcept {
+    Header* h = vet(p);
+    inspect(static_cast<std::size_t>(h->word & kSizeMask), (h->word & kLazyZero) != 0);
+    release(p, h);
+  }
+
+  // A pointer vet must look at first: misaligned, or on a page's first bytes.
+  static bool oddPointer(const void* p) noexcept {
+    return !detail::is_aligned(p, Alignment) || onFirstBytesOfPage(p);
   }
 
   static bool onFirstBytesOfPage(const void* p) noexcept {
