@@ -32,8 +32,8 @@
 // one, an overflow that skips the canary (a write at an index far past the end), a
 // write past the end that the program undoes before the free, and an object never freed.
 // Cost: 8 bytes an object; an unaligned 8-byte store on malloc, the parent's getSize and a
-// compare on free (and a multiply on each over a parent that does not seal) (and a mincore call for a zeroed object of
-// kLazyFrom bytes or more left without a canary).
+// compare on free; a multiply on each over a parent that does not seal, and a mincore call
+// on the free of a zeroed object of kLazyFrom bytes or more left without a canary.
 #pragma once
 #include <sys/mman.h>
 
