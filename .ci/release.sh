@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # CI: Strata built as packagers and most users build it, and installed as users install it.
-#  1. A Release build of the default targets (warnings as errors), in build-release/.
+#  1. A Release build of the default targets with warnings as errors: build/, which the main
+#     job and the tests built before (scripts/build_tree.sh; CI sets STRATA_WERROR=ON). It is
+#     checked to be one, then brought up to date (nothing is left to compile).
 #  2. `cmake --install` into a temporary prefix; the installed `strata` must find every file
 #     it needs (strata doctor) and judge the allocators on a program (compare -- COMMAND).
-#  3. The Debian package (cmake --build build-release --target package): unpacked, the same
+#  3. The Debian package (cmake --build build --target package): unpacked, the same
 #     checks from its /usr tree; and, run as root on CI, installed with apt-get, the checks
 #     again from /usr/bin/strata and the main job (`strata compare`), then removed.
 set -euo pipefail
@@ -39,15 +41,20 @@ check_installed() {
   }
 }
 
-step "configure (Release, STRATA_WERROR=ON)" cmake -S . -B build-release -G Ninja \
-  -DCMAKE_BUILD_TYPE=Release -DSTRATA_WERROR=ON
-step "build the default targets (Release)" cmake --build build-release -j "$jobs"
+# The tree's own record of how it was configured, not the scripts' word for it.
+cache_value() { sed -n "s/^$1:[A-Z]*=//p" build/CMakeCache.txt; }
+if [[ ! -f build/CMakeCache.txt || $(cache_value CMAKE_BUILD_TYPE) != Release ||
+      $(cache_value STRATA_WERROR) != ON || -n $(cache_value STRATA_SANITIZE) ]]; then
+  echo "FAILED: build/ is not a Release build with warnings as errors (STRATA_WERROR=ON)"
+  exit 1
+fi
+step "build the default targets (Release, warnings as errors)" cmake --build build -j "$jobs"
 
-step "cmake --install into a temporary prefix" cmake --install build-release --prefix "$work/prefix"
+step "cmake --install into a temporary prefix" cmake --install build --prefix "$work/prefix"
 check_installed "$work/prefix/bin/strata" "installed prefix"
 
-step "the Debian package" cmake --build build-release --target package
-deb=$(ls build-release/strata_*.deb)
+step "the Debian package" cmake --build build --target package
+deb=$(ls build/strata_*.deb)
 echo "release: $deb"
 dpkg-deb --field "$deb" Package Version Installed-Size Depends Recommends
 step "unpack the package" dpkg-deb -x "$deb" "$work/unpacked"

@@ -8,16 +8,19 @@
 # Results go to ./strata-compare in the directory it is run from, where a recorded program's
 # relative path is also resolved.
 #
-# It builds the CMake target strata_toolkit: the command and every file it starts or loads.
+# It builds the CMake target strata_toolkit in build/ (Release, shared with scripts/test.sh:
+# scripts/build_tree.sh): the command and every file it starts or loads.
 set -euo pipefail
 caller=$PWD
 cd "$(dirname "$0")/.."
 root=$PWD
 bash scripts/setup.sh
+# shellcheck source=build_tree.sh
+source scripts/build_tree.sh
 mkdir -p build
 log=build/run-build.log
 echo "strata: building the command and its helpers (log: $root/$log)" >&2
-if ! { cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo &&
+if ! { configure_build &&
        cmake --build build -j "$(nproc)" --target strata_toolkit; } >"$log" 2>&1; then
   tail -n 40 "$log" >&2
   echo "strata: the build failed (the whole log: $root/$log)" >&2

@@ -53,3 +53,28 @@ function(strata_missing_dependency_test name what)
             -P ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/missing_dependency.cmake)
   set_tests_properties(${name} PROPERTIES SKIP_REGULAR_EXPRESSION "strata: skipped, missing")
 endfunction()
+
+# strata_gtest(<name> <source>... [TIMEOUT <seconds>]): a GoogleTest executable of the
+# project's tests: its sources built with the project's warnings and the one precompiled
+# <gtest/gtest.h> (strata_gtest_pch, made by tests/CMakeLists.txt), linked with GoogleTest's
+# main, and its tests discovered by CTest, each with TIMEOUT (default 300 s) and the labels
+# of the folder it was declared in (STRATA_TEST_LABELS, set by tests/CMakeLists.txt). The
+# caller adds its own libraries, definitions and dependencies.
+function(strata_gtest name)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "TIMEOUT" "")
+  if(NOT arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "strata_gtest(${name}): no sources")
+  endif()
+  if(NOT DEFINED arg_TIMEOUT)
+    set(arg_TIMEOUT 300)
+  endif()
+  if(NOT STRATA_TEST_LABELS)
+    message(FATAL_ERROR "strata_gtest(${name}): STRATA_TEST_LABELS is not set")
+  endif()
+  add_executable(${name} ${arg_UNPARSED_ARGUMENTS})
+  strata_warnings(${name})
+  target_link_libraries(${name} PRIVATE GTest::gtest GTest::gtest_main)
+  target_precompile_headers(${name} REUSE_FROM strata_gtest_pch)
+  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60
+    PROPERTIES TIMEOUT ${arg_TIMEOUT} LABELS "${STRATA_TEST_LABELS}")
+endfunction()

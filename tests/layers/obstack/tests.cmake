@@ -16,11 +16,9 @@ target_compile_definitions(obstack_driver_strata PRIVATE STRATA_DRIVER)
 strata_warnings(obstack_driver_strata PEDANTIC)
 target_link_libraries(obstack_driver_strata PRIVATE strata::strata)
 
-add_executable(obstack_differential_test ${STRATA_OBSTACK_TEST_DIR}/obstack_differential_test.cpp
-  $<TARGET_OBJECTS:obstack_driver_glibc> $<TARGET_OBJECTS:obstack_driver_strata>)
-strata_warnings(obstack_differential_test)
-target_link_libraries(obstack_differential_test PRIVATE strata_obstack GTest::gtest GTest::gtest_main)
-gtest_discover_tests(obstack_differential_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 900)
+strata_gtest(obstack_differential_test ${STRATA_OBSTACK_TEST_DIR}/obstack_differential_test.cpp
+  $<TARGET_OBJECTS:obstack_driver_glibc> $<TARGET_OBJECTS:obstack_driver_strata> TIMEOUT 900)
+target_link_libraries(obstack_differential_test PRIVATE strata_obstack)
 
 foreach(kind IN ITEMS "" "_static")
   add_executable(obstack_c_program${kind} ${STRATA_OBSTACK_TEST_DIR}/c_program.c)

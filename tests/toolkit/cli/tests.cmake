@@ -2,36 +2,27 @@
 # STRATA_CLI_PATH) with arguments and checks output and exit status. registry_test and
 # support_test link the allocator registry and the shared helpers alone, without the command.
 if(TARGET strata_cli)
-  add_executable(cli_test ${CMAKE_CURRENT_LIST_DIR}/cli_test.cpp)
-  strata_warnings(cli_test)
+  strata_gtest(cli_test ${CMAKE_CURRENT_LIST_DIR}/cli_test.cpp)
   target_compile_definitions(cli_test PRIVATE STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>"
     STRATA_TEST_MULTIARCH="${CMAKE_LIBRARY_ARCHITECTURE}")
-  target_link_libraries(cli_test PRIVATE GTest::gtest GTest::gtest_main)
   add_dependencies(cli_test strata_cli strata_replayer strata_exec strata_probe spec_report_preload)
   target_compile_definitions(cli_test PRIVATE STRATA_TEST_ENV_LIB="$<TARGET_FILE:spec_report_preload>")
-  gtest_discover_tests(cli_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
 endif()
 if(TARGET strata_registry)
-  add_executable(registry_test ${CMAKE_CURRENT_LIST_DIR}/registry_test.cpp)
-  strata_warnings(registry_test)
+  strata_gtest(registry_test ${CMAKE_CURRENT_LIST_DIR}/registry_test.cpp)
   target_compile_definitions(registry_test PRIVATE
     STRATA_TEST_MULTIARCH="${CMAKE_LIBRARY_ARCHITECTURE}")
-  target_link_libraries(registry_test PRIVATE strata_registry GTest::gtest GTest::gtest_main)
-  gtest_discover_tests(registry_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
+  target_link_libraries(registry_test PRIVATE strata_registry)
 endif()
 if(TARGET strata_support)
-  add_executable(support_test ${CMAKE_CURRENT_LIST_DIR}/support_test.cpp)
-  strata_warnings(support_test)
-  target_link_libraries(support_test PRIVATE strata_support GTest::gtest GTest::gtest_main)
+  strata_gtest(support_test ${CMAKE_CURRENT_LIST_DIR}/support_test.cpp)
+  target_link_libraries(support_test PRIVATE strata_support)
   add_dependencies(support_test strata_exec)
   target_compile_definitions(support_test PRIVATE STRATA_EXEC_PATH="$<TARGET_FILE:strata_exec>")
-  gtest_discover_tests(support_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
 endif()
 if(TARGET strata_registry)
-  add_executable(allocator_spec_test ${CMAKE_CURRENT_LIST_DIR}/allocator_spec_test.cpp)
-  strata_warnings(allocator_spec_test)
-  target_link_libraries(allocator_spec_test PRIVATE strata_registry GTest::gtest GTest::gtest_main)
-  gtest_discover_tests(allocator_spec_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
+  strata_gtest(allocator_spec_test ${CMAKE_CURRENT_LIST_DIR}/allocator_spec_test.cpp)
+  target_link_libraries(allocator_spec_test PRIVATE strata_registry)
 endif()
 # The stand-in allocators of the spec tests: one reports its environment and takes over
 # malloc, one preloads without taking it over. Never sanitized: they are preloaded into
@@ -49,17 +40,14 @@ if(TARGET strata_cli AND TARGET strata_malloc)
   else()
     set(strata_spec_preload 1)
   endif()
-  add_executable(spec_cli_test ${CMAKE_CURRENT_LIST_DIR}/spec_cli_test.cpp)
-  strata_warnings(spec_cli_test)
+  strata_gtest(spec_cli_test ${CMAKE_CURRENT_LIST_DIR}/spec_cli_test.cpp)
   target_compile_definitions(spec_cli_test PRIVATE STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>"
     STRATA_TEST_ENV_LIB="$<TARGET_FILE:spec_report_preload>"
     STRATA_TEST_NO_TAKEOVER_LIB="$<TARGET_FILE:spec_no_takeover_preload>"
     STRATA_TEST_STRATA_LIB="$<TARGET_FILE:strata_malloc>"
     STRATA_TEST_PRELOAD=${strata_spec_preload})
-  target_link_libraries(spec_cli_test PRIVATE GTest::gtest GTest::gtest_main)
   add_dependencies(spec_cli_test strata_cli strata_replayer strata_exec strata_probe
     spec_report_preload spec_no_takeover_preload)
-  gtest_discover_tests(spec_cli_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
 endif()
 # `strata tune` end to end (tune_test.cpp): replays on glibc's tunables and a live run of
 # tune_program.c. Not in a sanitizer build: there the replayer's malloc is the sanitizer's,
@@ -68,15 +56,12 @@ if(TARGET strata_cli AND TARGET strata_record AND NOT STRATA_SANITIZE)
   add_executable(tune_program ${CMAKE_CURRENT_LIST_DIR}/tune_program.c)
   target_compile_options(tune_program PRIVATE -O1 -fno-builtin)
   strata_warnings(tune_program)
-  add_executable(tune_test ${CMAKE_CURRENT_LIST_DIR}/tune_test.cpp)
-  strata_warnings(tune_test)
+  strata_gtest(tune_test ${CMAKE_CURRENT_LIST_DIR}/tune_test.cpp)
   target_compile_definitions(tune_test PRIVATE STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>"
     STRATA_TEST_ENV_LIB="$<TARGET_FILE:spec_report_preload>"
     STRATA_TEST_TUNE_PROGRAM="$<TARGET_FILE:tune_program>")
-  target_link_libraries(tune_test PRIVATE GTest::gtest GTest::gtest_main)
   add_dependencies(tune_test strata_cli strata_replayer strata_exec strata_probe strata_record
     strata_malloc strata_share_files spec_report_preload tune_program)
-  gtest_discover_tests(tune_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
 endif()
 # `strata build` end to end: it runs the system C++ compiler on strata.hpp, strata-probe on
 # the result, and malloc_origin (a C program that says where malloc comes from) under
@@ -88,13 +73,10 @@ if(TARGET strata_cli)
   strata_warnings(malloc_origin)
   target_link_options(malloc_origin PRIVATE -fno-sanitize=all)
   target_link_libraries(malloc_origin PRIVATE ${CMAKE_DL_LIBS})
-  add_executable(build_cli_test ${CMAKE_CURRENT_LIST_DIR}/build_cli_test.cpp)
-  strata_warnings(build_cli_test)
+  strata_gtest(build_cli_test ${CMAKE_CURRENT_LIST_DIR}/build_cli_test.cpp)
   target_compile_definitions(build_cli_test PRIVATE STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>"
     STRATA_TEST_MALLOC_ORIGIN="$<TARGET_FILE:malloc_origin>")
-  target_link_libraries(build_cli_test PRIVATE GTest::gtest GTest::gtest_main)
   add_dependencies(build_cli_test strata_cli strata_probe malloc_origin)
-  gtest_discover_tests(build_cli_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
 endif()
 
 # The main job builds the target strata_toolkit alone: every target that builds a file the

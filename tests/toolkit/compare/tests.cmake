@@ -8,8 +8,7 @@ if(TARGET strata_cli)
   target_compile_options(compare_alloc_program PRIVATE -O1)
   strata_warnings(compare_alloc_program)
 
-  add_executable(compare_test ${CMAKE_CURRENT_LIST_DIR}/compare_test.cpp)
-  strata_warnings(compare_test)
+  strata_gtest(compare_test ${CMAKE_CURRENT_LIST_DIR}/compare_test.cpp)
   if(STRATA_SANITIZE)
     set(strata_cmp_preload 0)
   else()
@@ -20,8 +19,7 @@ if(TARGET strata_cli)
     STRATA_PLOTS_PATH="${CMAKE_BINARY_DIR}/share/strata/plots.py"
     STRATA_TEST_PROGRAM="$<TARGET_FILE:compare_alloc_program>"
     STRATA_TEST_PRELOAD=${strata_cmp_preload})
-  target_link_libraries(compare_test PRIVATE strata::strata strata_tracetools
-    GTest::gtest GTest::gtest_main)
+  target_link_libraries(compare_test PRIVATE strata::strata strata_tracetools)
   add_dependencies(compare_test strata_cli compare_alloc_program strata_share_files)
   # What the runs use: the replayer, the recorder and the allocators' libraries.
   foreach(strata_cmp_dep strata_replayer strata_probe strata_record strata_malloc
@@ -30,7 +28,6 @@ if(TARGET strata_cli)
       add_dependencies(compare_test ${strata_cmp_dep})
     endif()
   endforeach()
-  gtest_discover_tests(compare_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
 
   # Judging every process of a command and the live runs (compare_live_test.cpp): a program
   # that starts a second process, and a misbehaving stand-in for libstrata.so.
@@ -45,8 +42,7 @@ if(TARGET strata_cli)
   target_compile_options(compare_misbehave_preload PRIVATE -fno-sanitize=all)
   strata_warnings(compare_misbehave_preload)
   target_link_options(compare_misbehave_preload PRIVATE -fno-sanitize=all)
-  add_executable(compare_live_test ${CMAKE_CURRENT_LIST_DIR}/compare_live_test.cpp)
-  strata_warnings(compare_live_test)
+  strata_gtest(compare_live_test ${CMAKE_CURRENT_LIST_DIR}/compare_live_test.cpp)
   target_compile_definitions(compare_live_test PRIVATE
     STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>"
     STRATA_TEST_PROGRAM="$<TARGET_FILE:compare_alloc_program>"
@@ -55,7 +51,6 @@ if(TARGET strata_cli)
     STRATA_TEST_MISBEHAVE_LIB="$<TARGET_FILE:compare_misbehave_preload>"
     $<$<TARGET_EXISTS:strata_record>:STRATA_TEST_RECORD_LIB="$<TARGET_FILE:strata_record>">
     STRATA_TEST_PRELOAD=${strata_cmp_preload})
-  target_link_libraries(compare_live_test PRIVATE GTest::gtest GTest::gtest_main)
   add_dependencies(compare_live_test strata_cli compare_alloc_program compare_fork_program
     compare_calloc_program compare_misbehave_preload)
   foreach(strata_cmp_dep strata_replayer strata_probe strata_record strata_malloc strata_exec)
@@ -63,19 +58,14 @@ if(TARGET strata_cli)
       add_dependencies(compare_live_test ${strata_cmp_dep})
     endif()
   endforeach()
-  gtest_discover_tests(compare_live_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
 
   # The verdict and agreement arithmetic on hand-made figures, through compare's library.
-  add_executable(compare_verdict_test ${CMAKE_CURRENT_LIST_DIR}/verdict_test.cpp)
-  strata_warnings(compare_verdict_test)
-  target_link_libraries(compare_verdict_test PRIVATE strata_compare GTest::gtest GTest::gtest_main)
-  gtest_discover_tests(compare_verdict_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
+  strata_gtest(compare_verdict_test ${CMAKE_CURRENT_LIST_DIR}/verdict_test.cpp)
+  target_link_libraries(compare_verdict_test PRIVATE strata_compare)
 
   # The options checked together, and allocators and inputs refused before anything runs.
-  add_executable(compare_options_test ${CMAKE_CURRENT_LIST_DIR}/options_test.cpp)
-  strata_warnings(compare_options_test)
-  target_link_libraries(compare_options_test PRIVATE strata_compare GTest::gtest GTest::gtest_main)
-  gtest_discover_tests(compare_options_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
+  strata_gtest(compare_options_test ${CMAKE_CURRENT_LIST_DIR}/options_test.cpp)
+  target_link_libraries(compare_options_test PRIVATE strata_compare)
 
   # The live runs' RSS sampler (rss_sampler_test.cpp): a program with a known resident size,
   # run through support::runChild with samples taken.
@@ -84,24 +74,18 @@ if(TARGET strata_cli)
   target_compile_options(compare_rss_program PRIVATE -fno-sanitize=all)
   target_link_options(compare_rss_program PRIVATE -fno-sanitize=all)
   strata_warnings(compare_rss_program)
-  add_executable(compare_rss_sampler_test ${CMAKE_CURRENT_LIST_DIR}/rss_sampler_test.cpp)
-  strata_warnings(compare_rss_sampler_test)
+  strata_gtest(compare_rss_sampler_test ${CMAKE_CURRENT_LIST_DIR}/rss_sampler_test.cpp TIMEOUT 120)
   target_compile_definitions(compare_rss_sampler_test PRIVATE
     STRATA_RSS_PROGRAM="$<TARGET_FILE:compare_rss_program>"
     STRATA_EXEC_PATH="$<TARGET_FILE:strata_exec>")
-  target_link_libraries(compare_rss_sampler_test PRIVATE strata_support GTest::gtest
-    GTest::gtest_main)
+  target_link_libraries(compare_rss_sampler_test PRIVATE strata_support)
   add_dependencies(compare_rss_sampler_test compare_rss_program strata_exec)
-  gtest_discover_tests(compare_rss_sampler_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 120)
 
   # The RSS curve of the median live run and report.html, end to end
   # (compare_rss_series_test.cpp).
-  add_executable(compare_rss_series_test ${CMAKE_CURRENT_LIST_DIR}/compare_rss_series_test.cpp)
-  strata_warnings(compare_rss_series_test)
+  strata_gtest(compare_rss_series_test ${CMAKE_CURRENT_LIST_DIR}/compare_rss_series_test.cpp)
   target_compile_definitions(compare_rss_series_test PRIVATE
     STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>"
     STRATA_RSS_PROGRAM="$<TARGET_FILE:compare_rss_program>")
-  target_link_libraries(compare_rss_series_test PRIVATE GTest::gtest GTest::gtest_main)
   add_dependencies(compare_rss_series_test strata_cli compare_rss_program strata_exec strata_probe)
-  gtest_discover_tests(compare_rss_series_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
 endif()

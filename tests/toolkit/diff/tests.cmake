@@ -3,15 +3,12 @@
 # (diff_cli_test): exit statuses, errors, diff.json, and real pairs recorded with `strata record
 # --sites` and compared with `strata compare`.
 if(TARGET strata_diff)
-  add_executable(diff_model_test ${CMAKE_CURRENT_LIST_DIR}/diff_model_test.cpp)
-  strata_warnings(diff_model_test)
-  target_link_libraries(diff_model_test PRIVATE strata_diff strata_trace GTest::gtest GTest::gtest_main)
-  gtest_discover_tests(diff_model_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 120)
+  strata_gtest(diff_model_test ${CMAKE_CURRENT_LIST_DIR}/diff_model_test.cpp TIMEOUT 120)
+  target_link_libraries(diff_model_test PRIVATE strata_diff strata_trace)
 endif()
 
 if(TARGET strata_cli)
-  add_executable(diff_cli_test ${CMAKE_CURRENT_LIST_DIR}/diff_cli_test.cpp)
-  strata_warnings(diff_cli_test)
+  strata_gtest(diff_cli_test ${CMAKE_CURRENT_LIST_DIR}/diff_cli_test.cpp)
   if(STRATA_SANITIZE)
     set(strata_diff_preload 0)
   else()
@@ -20,7 +17,7 @@ if(TARGET strata_cli)
   target_compile_definitions(diff_cli_test PRIVATE
     STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>"
     STRATA_TEST_PRELOAD=${strata_diff_preload})
-  target_link_libraries(diff_cli_test PRIVATE strata_support strata_trace GTest::gtest GTest::gtest_main)
+  target_link_libraries(diff_cli_test PRIVATE strata_support strata_trace)
   add_dependencies(diff_cli_test strata_cli)
   # What the real pairs use: the recorder, the replayer and the allocators.
   foreach(strata_diff_dep strata_replayer strata_probe strata_record strata_malloc)
@@ -28,5 +25,4 @@ if(TARGET strata_cli)
       add_dependencies(diff_cli_test ${strata_diff_dep})
     endif()
   endforeach()
-  gtest_discover_tests(diff_cli_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
 endif()

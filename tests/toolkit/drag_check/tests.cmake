@@ -19,11 +19,9 @@ if(TARGET strata_cli AND TARGET strata_record AND TARGET strata_drag_tool AND NO
   strata_warnings(drag_check_program)
   target_link_libraries(drag_check_program PRIVATE strata::strata strata_reap strata_region
                         strata_obstack)
-  add_executable(drag_check_test ${CMAKE_CURRENT_LIST_DIR}/drag_check_test.cpp)
-  strata_warnings(drag_check_test)
-  target_link_libraries(drag_check_test PRIVATE strata_drag GTest::gtest GTest::gtest_main)
+  strata_gtest(drag_check_test ${CMAKE_CURRENT_LIST_DIR}/drag_check_test.cpp)
+  target_link_libraries(drag_check_test PRIVATE strata_drag)
   target_compile_definitions(drag_check_test PRIVATE STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>"
     DRAG_PROGRAM="$<TARGET_FILE:drag_check_program>")
   add_dependencies(drag_check_test strata_cli strata_record strata_drag_tool drag_check_program)
-  gtest_discover_tests(drag_check_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
 endif()

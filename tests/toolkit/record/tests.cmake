@@ -17,11 +17,8 @@ target_compile_options(record_sites_plugin PRIVATE -O0 -g -fno-builtin)
 strata_warnings(record_sites_plugin)
 foreach(unit record_touch record_object_map record_rings record_prepared_table record_site_table
         record_stack_walk)
-  add_executable(${unit}_test ${CMAKE_CURRENT_LIST_DIR}/${unit}_test.cpp)
-  strata_warnings(${unit}_test)
-  target_link_libraries(${unit}_test PRIVATE strata_record_parts GTest::gtest GTest::gtest_main
-                        Threads::Threads)
-  gtest_discover_tests(${unit}_test DISCOVERY_TIMEOUT 60)
+  strata_gtest(${unit}_test ${CMAKE_CURRENT_LIST_DIR}/${unit}_test.cpp)
+  target_link_libraries(${unit}_test PRIVATE strata_record_parts Threads::Threads)
 endforeach()
 target_compile_definitions(record_stack_walk_test PRIVATE
   RECORD_SITES_PLUGIN="$<TARGET_FILE:record_sites_plugin>")
@@ -29,23 +26,18 @@ add_dependencies(record_stack_walk_test record_sites_plugin)
 # record_session_test: `strata record`'s side (strata_record_session): the recorder's
 # environment, the trace names, and a command recorded with this build's recorder (not in a
 # sanitized build, where nothing can be preloaded into a plain program).
-add_executable(record_session_test ${CMAKE_CURRENT_LIST_DIR}/record_session_test.cpp)
-strata_warnings(record_session_test)
-target_link_libraries(record_session_test PRIVATE strata_record_session GTest::gtest
-                      GTest::gtest_main)
+strata_gtest(record_session_test ${CMAKE_CURRENT_LIST_DIR}/record_session_test.cpp TIMEOUT 120)
+target_link_libraries(record_session_test PRIVATE strata_record_session)
 if(NOT STRATA_SANITIZE)
   add_dependencies(record_session_test strata_record)
   target_compile_definitions(record_session_test PRIVATE
     STRATA_RECORDER_DIR="$<TARGET_FILE_DIR:strata_record>")
 endif()
-gtest_discover_tests(record_session_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 120)
 
 if(TARGET strata_cli AND TARGET strata_record)
   set(strata_rec_dir ${CMAKE_CURRENT_LIST_DIR})
-  add_executable(record_test ${strata_rec_dir}/record_test.cpp)
-  strata_warnings(record_test)
-  target_link_libraries(record_test PRIVATE strata::strata strata_trace strata_protocol GTest::gtest
-                        GTest::gtest_main)
+  strata_gtest(record_test ${strata_rec_dir}/record_test.cpp)
+  target_link_libraries(record_test PRIVATE strata::strata strata_trace strata_protocol)
   target_compile_definitions(record_test PRIVATE
     STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>")
   add_dependencies(record_test strata_cli strata_record)
@@ -75,16 +67,14 @@ if(TARGET strata_cli AND TARGET strata_record)
       RECORD_LIFETIMES="$<TARGET_FILE:record_lifetimes_program>"
       RECORD_ENTRY_POINTS="$<TARGET_FILE:record_entry_points_program>")
   endif()
-  gtest_discover_tests(record_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
 
   # record_sites_test: `strata record --sites` on sites_program, a C program built with debug
   # information three ways: with frame pointers, without (as Debian builds its programs), and
   # without frame pointers or unwind tables (a stack the walk cannot go past). -O0: every
   # call stays on its line and none becomes a tail call.
   if(NOT STRATA_SANITIZE)
-    add_executable(record_sites_test ${strata_rec_dir}/record_sites_test.cpp)
-    strata_warnings(record_sites_test)
-    target_link_libraries(record_sites_test PRIVATE strata::strata strata_trace GTest::gtest GTest::gtest_main)
+    strata_gtest(record_sites_test ${strata_rec_dir}/record_sites_test.cpp)
+    target_link_libraries(record_sites_test PRIVATE strata::strata strata_trace)
     add_dependencies(record_sites_test strata_cli strata_record record_sites_plugin)
     # `strata compare` (one test) replays on glibc: the replayer and the probe.
     foreach(dep strata_replayer strata_probe)
@@ -118,6 +108,5 @@ if(TARGET strata_cli AND TARGET strata_record)
         RECORD_SEQUENCE="$<TARGET_FILE:record_sequence_program>")
       add_dependencies(record_sites_test record_sequence_program)
     endif()
-    gtest_discover_tests(record_sites_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
   endif()
 endif()

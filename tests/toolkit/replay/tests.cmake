@@ -3,10 +3,9 @@
 # other allocators go by LD_PRELOAD into strata-replayer, which a sanitized build cannot take,
 # so those run only without STRATA_SANITIZE (STRATA_TEST_PRELOAD).
 if(TARGET strata_replay)
-  add_executable(replay_test ${CMAKE_CURRENT_LIST_DIR}/replay_test.cpp
-                             ${CMAKE_CURRENT_LIST_DIR}/replay_v2_test.cpp)
-  strata_warnings(replay_test)
-  target_link_libraries(replay_test PRIVATE strata_replay GTest::gtest GTest::gtest_main)
+  strata_gtest(replay_test ${CMAKE_CURRENT_LIST_DIR}/replay_test.cpp
+                           ${CMAKE_CURRENT_LIST_DIR}/replay_v2_test.cpp)
+  target_link_libraries(replay_test PRIVATE strata_replay)
   if(NOT STRATA_SANITIZE)
     # The in-process replays call glibc's malloc (a sanitizer's allocator fills, poisons and
     # quarantines memory, so what pages an object leaves untouched cannot be measured there).
@@ -28,5 +27,4 @@ if(TARGET strata_replay)
       endif()
     endif()
   endif()
-  gtest_discover_tests(replay_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
 endif()

@@ -2,34 +2,28 @@
 # reader of toolkit/support; report_test.cpp, the result folder read (errors naming the file),
 # CSV downsampling and the page's embedded bundle; report_cli_test.cpp, `strata compare` then
 # `strata report` end to end, the bundle parsed back out of the page.
-add_executable(json_value_test ${CMAKE_CURRENT_LIST_DIR}/json_value_test.cpp)
-strata_warnings(json_value_test)
-target_link_libraries(json_value_test PRIVATE strata_support GTest::gtest GTest::gtest_main)
-gtest_discover_tests(json_value_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
+strata_gtest(json_value_test ${CMAKE_CURRENT_LIST_DIR}/json_value_test.cpp)
+target_link_libraries(json_value_test PRIVATE strata_support)
 
 if(TARGET strata_report)
   # CSV parsing and downsampling; the folder read, the bundle, the page, writing.
   foreach(strata_report_test csv_table_test report_folder_test)
-    add_executable(${strata_report_test} ${CMAKE_CURRENT_LIST_DIR}/${strata_report_test}.cpp)
-    strata_warnings(${strata_report_test})
-    target_link_libraries(${strata_report_test} PRIVATE strata_report GTest::gtest GTest::gtest_main)
-    gtest_discover_tests(${strata_report_test} DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
+    strata_gtest(${strata_report_test} ${CMAKE_CURRENT_LIST_DIR}/${strata_report_test}.cpp)
+    target_link_libraries(${strata_report_test} PRIVATE strata_report)
   endforeach()
 endif()
 
 if(TARGET strata_cli)
   # `strata compare` on a bundled workload, then `strata report`: the replayer and strata-probe run.
-  add_executable(report_cli_test ${CMAKE_CURRENT_LIST_DIR}/report_cli_test.cpp)
-  strata_warnings(report_cli_test)
+  strata_gtest(report_cli_test ${CMAKE_CURRENT_LIST_DIR}/report_cli_test.cpp)
   target_compile_definitions(report_cli_test PRIVATE STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>")
-  target_link_libraries(report_cli_test PRIVATE strata_support GTest::gtest GTest::gtest_main)
+  target_link_libraries(report_cli_test PRIVATE strata_support)
   add_dependencies(report_cli_test strata_cli)
   foreach(strata_report_dep strata_replayer strata_probe strata_share_files)
     if(TARGET ${strata_report_dep})
       add_dependencies(report_cli_test ${strata_report_dep})
     endif()
   endforeach()
-  gtest_discover_tests(report_cli_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
 endif()
 
 # The build refuses a page asset holding "</script" (any case), naming the file: embedding it

@@ -22,22 +22,20 @@ target_compile_options(mtrace_program PRIVATE -O0 -fno-builtin -fno-sanitize=all
 strata_warnings(mtrace_program)
 target_link_options(mtrace_program PRIVATE -fno-sanitize=all)
 
-add_executable(tracetools_test
+strata_gtest(tracetools_test
   ${CMAKE_CURRENT_LIST_DIR}/trace_stats_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/workloads_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/mtrace_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/site_stats_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/heaptrack_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/heaptrack_input_test.cpp)
-strata_warnings(tracetools_test)
 target_compile_definitions(tracetools_test PRIVATE
   STRATA_MTRACE_PROGRAM="$<TARGET_FILE:mtrace_program>"
   STRATA_LIBC_MALLOC_DEBUG="${STRATA_LIBC_MALLOC_DEBUG}"
   STRATA_HEAPTRACK_DATA="${CMAKE_CURRENT_LIST_DIR}/data")
 target_include_directories(tracetools_test PRIVATE ${CMAKE_CURRENT_LIST_DIR})
-target_link_libraries(tracetools_test PRIVATE strata_tracetools GTest::gtest GTest::gtest_main)
+target_link_libraries(tracetools_test PRIVATE strata_tracetools)
 add_dependencies(tracetools_test mtrace_program)
-gtest_discover_tests(tracetools_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
 
 # sites_program writes a trace whose sites point into itself (built with debug information
 # and without optimisation, so its marked calls stay on their lines) for the --sites tests.
@@ -57,10 +55,9 @@ strata_warnings(heaptrack_program)
 target_link_options(heaptrack_program PRIVATE -fno-sanitize=all)
 
 if(TARGET strata_cli)
-  add_executable(tracetools_cli_test ${CMAKE_CURRENT_LIST_DIR}/tracetools_cli_test.cpp
-                                     ${CMAKE_CURRENT_LIST_DIR}/sites_cli_test.cpp
-                                     ${CMAKE_CURRENT_LIST_DIR}/heaptrack_cli_test.cpp)
-  strata_warnings(tracetools_cli_test)
+  strata_gtest(tracetools_cli_test ${CMAKE_CURRENT_LIST_DIR}/tracetools_cli_test.cpp
+                                   ${CMAKE_CURRENT_LIST_DIR}/sites_cli_test.cpp
+                                   ${CMAKE_CURRENT_LIST_DIR}/heaptrack_cli_test.cpp)
   target_compile_definitions(tracetools_cli_test PRIVATE STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>"
     STRATA_SITES_PROGRAM="$<TARGET_FILE:sites_program>"
     STRATA_SITES_SOURCE="${CMAKE_CURRENT_LIST_DIR}/sites_program.cpp"
@@ -68,37 +65,31 @@ if(TARGET strata_cli)
     STRATA_HEAPTRACK_DATA="${CMAKE_CURRENT_LIST_DIR}/data")
   add_dependencies(tracetools_cli_test sites_program heaptrack_program)
   target_include_directories(tracetools_cli_test PRIVATE ${CMAKE_CURRENT_LIST_DIR})
-  target_link_libraries(tracetools_cli_test PRIVATE strata::strata strata_trace GTest::gtest GTest::gtest_main)
+  target_link_libraries(tracetools_cli_test PRIVATE strata::strata strata_trace)
   add_dependencies(tracetools_cli_test strata_cli)
-  gtest_discover_tests(tracetools_cli_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
 endif()
 
 # site_timeline_test: the figures by site behind the sites document (never freed, temporary,
 # the timeline at its moments, the live-bytes curve) and the document itself (the sites it
 # lists, "other", the totals, the frames), on traces built by hand (timeline_traces.hpp).
-add_executable(site_timeline_test ${CMAKE_CURRENT_LIST_DIR}/site_timeline_test.cpp
-                                  ${CMAKE_CURRENT_LIST_DIR}/sites_document_test.cpp)
-strata_warnings(site_timeline_test)
+strata_gtest(site_timeline_test ${CMAKE_CURRENT_LIST_DIR}/site_timeline_test.cpp
+                                ${CMAKE_CURRENT_LIST_DIR}/sites_document_test.cpp)
 target_include_directories(site_timeline_test PRIVATE ${CMAKE_CURRENT_LIST_DIR})
-target_link_libraries(site_timeline_test PRIVATE strata_tracetools GTest::gtest GTest::gtest_main)
-gtest_discover_tests(site_timeline_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
+target_link_libraries(site_timeline_test PRIVATE strata_tracetools)
 
 # sites_folder_test: `strata record --sites` of heaptrack_program, then `strata stats --sites
 # --out DIR` (stats.json, sites.json, report.html) and `strata compare --sites`
 # (<name>-sites.json) read back. Not in a STRATA_SANITIZE build, as the recorder's own tests.
 if(TARGET strata_cli AND NOT STRATA_SANITIZE)
-  add_executable(sites_folder_test ${CMAKE_CURRENT_LIST_DIR}/sites_folder_test.cpp)
-  strata_warnings(sites_folder_test)
+  strata_gtest(sites_folder_test ${CMAKE_CURRENT_LIST_DIR}/sites_folder_test.cpp)
   target_compile_definitions(sites_folder_test PRIVATE STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>"
     STRATA_HEAPTRACK_PROGRAM="$<TARGET_FILE:heaptrack_program>")
   target_include_directories(sites_folder_test PRIVATE ${CMAKE_CURRENT_LIST_DIR})
-  target_link_libraries(sites_folder_test PRIVATE strata::strata strata_trace strata_support
-    GTest::gtest GTest::gtest_main)
+  target_link_libraries(sites_folder_test PRIVATE strata::strata strata_trace strata_support)
   add_dependencies(sites_folder_test strata_cli strata_record heaptrack_program)
   foreach(dep strata_replayer strata_probe)  # compare replays on glibc
     if(TARGET ${dep})
       add_dependencies(sites_folder_test ${dep})
     endif()
   endforeach()
-  gtest_discover_tests(sites_folder_test DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 300)
 endif()
