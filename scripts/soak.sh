@@ -40,7 +40,9 @@ for lib in "${libs[@]}"; do
 done
 
 if [[ ! -f build/CMakeCache.txt ]]; then
-  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  # shellcheck source=build_tree.sh
+  source scripts/build_tree.sh
+  configure_build >/dev/null
 fi
 nice cmake --build build -j1 --target "${targets[@]}" >/dev/null
 mkdir -p build/soak

@@ -73,7 +73,9 @@ done
 
 mkdir -p "$out"
 if ((${#need_build[@]})); then
-  [ -f build/build.ninja ] || cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$out/cmake.log" ||
+  # shellcheck source=build_tree.sh
+  source scripts/build_tree.sh
+  [ -f build/build.ninja ] || configure_build >"$out/cmake.log" ||
     die "configuring build/ failed, see $out/cmake.log"
   nice cmake --build build -j1 --target strata-probe "${need_build[@]}" >"$out/libs.log" 2>&1 ||
     die "building the libraries failed, see $out/libs.log"
