@@ -36,7 +36,7 @@ if ! command -v clang++ >/dev/null; then
   exit 2
 fi
 # Line tables only (-gline-tables-only): a finding's stack still names files and lines, and
-# the build takes a third less time than with full debug information.
+# each file compiles in about a tenth less time than with full debug information.
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O2 -gline-tables-only -DNDEBUG" \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -gline-tables-only -DNDEBUG" \
