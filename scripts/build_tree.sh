@@ -12,16 +12,19 @@
 # never decides whether Strata builds unless asked to.
 # Extra arguments go to cmake.
 
-strata_werror_flag() {
-  if [[ -n ${STRATA_WERROR:-} ]]; then echo "-DSTRATA_WERROR=$STRATA_WERROR"; fi
+# strata_configure TREE CMAKE_ARG...: TREE configured from the checkout with Ninja, and
+# STRATA_WERROR as above.
+strata_configure() {
+  local tree=$1 werror=()
+  shift
+  [[ -z ${STRATA_WERROR:-} ]] || werror=("-DSTRATA_WERROR=$STRATA_WERROR")
+  cmake -S . -B "$tree" -G Ninja "${werror[@]}" "$@"
 }
 
-configure_build() {
-  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release $(strata_werror_flag) "$@"
-}
+configure_build() { strata_configure build -DCMAKE_BUILD_TYPE=Release "$@"; }
 
 configure_asan_build() {
-  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DSTRATA_BUILD_BENCH=OFF \
-    $(strata_werror_flag) -DSTRATA_SANITIZE=address,undefined \
-    -DCMAKE_C_FLAGS_DEBUG=-g1 "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" "$@"
+  strata_configure build-asan -DCMAKE_BUILD_TYPE=Debug -DSTRATA_BUILD_BENCH=OFF \
+    -DSTRATA_SANITIZE=address,undefined -DCMAKE_C_FLAGS_DEBUG=-g1 \
+    "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g1" "$@"
 }

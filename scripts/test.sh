@@ -14,14 +14,15 @@
 #
 # --quick builds build/ (build-asan/ with --asan; never the fuzz targets) and runs the CTest
 # labels of the LABELs given, or else of the files changed since REV (default HEAD: the
-# uncommitted change, new files included): layers/ and its tests run "layers"; a toolkit
-# component or its tests folder runs that component's label and those of every component
-# above it; bench/ runs "bench"; the build files, scripts/ and tests/support/ run everything;
-# docs run nothing. `ctest --print-labels` in build/ lists the labels.
+# uncommitted change, new files included), as scripts/changed_labels.sh maps them: layers/
+# and its tests run "layers"; a toolkit component or its tests folder runs that component's
+# label and those of every component above it; bench/ runs "bench"; the build files,
+# scripts/ and tests/support/ run everything; docs run nothing. `ctest --print-labels` in
+# build/ lists the labels.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-quick=0 asan=0 since=HEAD labels=()
+quick=0 asan=0 since=HEAD labels=() named=0
 while (($#)); do
   case $1 in
     --quick) quick=1 ;;
@@ -30,14 +31,18 @@ while (($#)); do
       [[ $# -ge 2 ]] || { echo "test.sh: --since needs a revision" >&2; exit 2; }
       since=$2
       shift ;;
-    -h | --help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     -*) echo "test.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
-    *) labels+=("$1") ;;
+    *) labels+=("$1") named=1 ;;
   esac
   shift
 done
 if ((!quick)) && { ((asan)) || [[ $since != HEAD ]] || ((${#labels[@]})); }; then
   echo "test.sh: --asan, --since and labels go with --quick (see --help)" >&2
+  exit 2
+fi
+if ! git rev-parse --verify -q "$since^{commit}" >/dev/null; then
+  echo "test.sh: --since: '$since' is not a revision of this checkout" >&2
   exit 2
 fi
 
@@ -51,37 +56,10 @@ jobs=$(nproc)
 export STRATA_REQUIRE_DEPS=1
 asan_env=(env ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1)
 
-# The labels of the files changed since $since, one a line ("*" for every test).
-changed_labels() {
-  local components
-  components=$(sed -n '/^set(strata_toolkit_components/,/)/p' toolkit/CMakeLists.txt |
-    tr -d '()' | sed 's/set strata_toolkit_components//' | tr -s ' \n' '\n' | sed '/^$/d')
-  { git diff --name-only "$since" -- && git ls-files --others --exclude-standard; } | sort -u |
-    while read -r path; do
-      case $path in
-        layers/* | tests/layers/* | examples/*) echo layers ;;
-        toolkit/*/* | tests/toolkit/*/*)
-          local c=${path#tests/}
-          c=${c#toolkit/}
-          c=${c%%/*}
-          if ! grep -qx "$c" <<<"$components"; then
-            echo "$c"  # a tests folder of its own (drag_check, report_browser, layering)
-            continue
-          fi
-          # The component and every component above it; the end-to-end folders and the
-          # layering check read every component.
-          sed -n "/^$c\$/,\$p" <<<"$components"
-          printf '%s\n' drag_check report_browser layering ;;
-        bench/*) echo bench ;;
-        docs/* | *.md | fuzz/* | .ci/*) ;;
-        *) echo '*' ;;
-      esac
-    done | sort -u
-}
-
 if ((quick)); then
   if ((!${#labels[@]})); then
-    mapfile -t labels < <(changed_labels)
+    mapfile -t labels < <({ git diff --name-only "$since" -- &&
+      git ls-files --others --exclude-standard; } | bash scripts/changed_labels.sh)
     if ((!${#labels[@]})); then
       echo "test.sh --quick: no file changed since $since touches a test; name LABELs or --since REV" >&2
       exit 0
@@ -95,6 +73,23 @@ if ((quick)); then
     configure_build >/dev/null
   fi
   cmake --build "$tree" -j "$jobs"
+  # The labels the tree's tests carry: a label named that none carries is an error; one a
+  # change maps to that none carries (a component without tests of its own) is dropped.
+  known=$(cd "$tree" && ctest --print-labels | sed -n 's/^  //p')
+  kept=()
+  for label in "${labels[@]}"; do
+    if [[ $label == '*' ]] || grep -qxF "$label" <<<"$known"; then
+      kept+=("$label")
+    elif ((named)); then
+      echo "test.sh --quick: no test carries the label '$label' (known: ${known//$'\n'/ })" >&2
+      exit 2
+    fi
+  done
+  if ((!${#kept[@]})); then
+    echo "test.sh --quick: no test carries a label of the change (${labels[*]})" >&2
+    exit 0
+  fi
+  labels=("${kept[@]}")
   filter=()
   if ! printf '%s\n' "${labels[@]}" | grep -qx '\*'; then
     filter=(-L "^($(IFS='|'; echo "${labels[*]}"))\$")
@@ -118,10 +113,12 @@ timed() {
   step_times+=($((SECONDS - t0)))
 }
 in_dir() { (cd "$1" && shift && "$@"); }
+build_main() { configure_build && cmake --build build -j "$jobs"; }
+build_asan() { configure_asan_build && cmake --build build-asan -j "$jobs"; }
 
-timed "build build/ (Release)" eval 'configure_build && cmake --build build -j "$jobs"'
+timed "build build/ (Release)" build_main
 timed "the tests in build/" in_dir build ctest --output-on-failure -j "$jobs"
-timed "build build-asan/ (ASan+UBSan)" eval 'configure_asan_build && cmake --build build-asan -j "$jobs"'
+timed "build build-asan/ (ASan+UBSan)" build_asan
 timed "the tests in build-asan/" in_dir build-asan "${asan_env[@]}" ctest --output-on-failure -j "$jobs"
 # The libFuzzer targets (clang, ASan + UBSan): a short smoke run of each on its seed corpus;
 # scripts/fuzz.sh TARGET SECONDS runs one for longer.
