@@ -47,6 +47,8 @@
 
 namespace strata {
 
+using platform::Decommit;
+
 template <SizeClasses Classes, class Super, std::size_t From, std::size_t To, std::size_t RegionSlots>
 class MediumTier : public Super {
  public:

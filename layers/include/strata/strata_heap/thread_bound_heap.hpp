@@ -29,12 +29,15 @@
 
 #include "strata/detail/align.hpp"
 #include "strata/detail/spin_lock.hpp"
+#include "strata/platform/memory.hpp"
 #include "strata/platform/page.hpp"
 #include "strata/strata_heap/heap_pool.hpp"
 #include "strata/strata_heap/heap_registry.hpp"
 #include "strata/strata_heap/strata_tunables.hpp"
 
 namespace strata {
+
+using platform::Decommit;
 
 // What ThreadBoundHeap needs of a per-thread heap built over Source: the page store's calls
 // and the segment lookups.
