@@ -4,8 +4,9 @@
 # the CTest labels of the tests that a change to them should run, sorted, one a line; "*"
 # stands for every test. Used by `scripts/test.sh --quick`:
 #   layers/, tests/layers/, examples/     layers
-#   toolkit/C/, tests/toolkit/C/          the component C and every component above it in
-#                                         toolkit/CMakeLists.txt, with the end-to-end folders
+#   toolkit/C/, tests/toolkit/C/          the component C and every component listed after
+#                                         it in toolkit/CMakeLists.txt (those that may use
+#                                         it), with the end-to-end folders
 #                                         (drag_check, report_browser) and the include check
 #                                         (layering)
 #   tests/toolkit/F/ of another folder F  F

@@ -16,9 +16,9 @@
 # labels of the LABELs given, or else of the files changed since REV (default HEAD: the
 # uncommitted change, new files included), as scripts/changed_labels.sh maps them: layers/
 # and its tests run "layers"; a toolkit component or its tests folder runs that component's
-# label and those of every component above it; bench/ runs "bench"; the build files,
-# scripts/ and tests/support/ run everything; docs run nothing. `ctest --print-labels` in
-# build/ lists the labels.
+# label and those of every component listed after it (which may use it); bench/ runs
+# "bench"; the build files, scripts/ and tests/support/ run everything; docs run nothing.
+# `ctest --print-labels` in build/ lists the labels.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -61,7 +61,8 @@ if ((quick)); then
     mapfile -t labels < <({ git diff --name-only "$since" -- &&
       git ls-files --others --exclude-standard; } | bash scripts/changed_labels.sh)
     if ((!${#labels[@]})); then
-      echo "test.sh --quick: no file changed since $since touches a test; name LABELs or --since REV" >&2
+      echo "test.sh --quick: no file changed since $since touches a test;" \
+        "name LABELs or --since REV" >&2
       exit 0
     fi
   fi
@@ -119,7 +120,8 @@ build_asan() { configure_asan_build && cmake --build build-asan -j "$jobs"; }
 timed "build build/ (Release)" build_main
 timed "the tests in build/" in_dir build ctest --output-on-failure -j "$jobs"
 timed "build build-asan/ (ASan+UBSan)" build_asan
-timed "the tests in build-asan/" in_dir build-asan "${asan_env[@]}" ctest --output-on-failure -j "$jobs"
+timed "the tests in build-asan/" in_dir build-asan "${asan_env[@]}" \
+  ctest --output-on-failure -j "$jobs"
 # The libFuzzer targets (clang, ASan + UBSan): a short smoke run of each on its seed corpus;
 # scripts/fuzz.sh TARGET SECONDS runs one for longer.
 timed "build and run the fuzz targets (30 s each)" bash scripts/fuzz.sh all 30
