@@ -15,7 +15,7 @@ for dir in "$@"; do includes+=("-I$dir"); done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# One check: LANG (c or c++) STD HEADER-AS-INCLUDED ROOT.
+# One check: LANG (c or c++), STD, the header as it is included ("strata/reap.h").
 check() {
   local lang=$1 std=$2 name=$3 compiler=$cxx
   [[ $lang == c ]] && compiler=$cc
