@@ -28,7 +28,7 @@
 #include <functional>
 #include <vector>
 
-#include "proc.hpp"
+#include "support/proc.hpp"
 
 namespace strata::bench {
 

@@ -7,8 +7,8 @@
 #include <utility>
 #include <vector>
 
-#include "proc.hpp"
-#include "process.hpp"
+#include "support/proc.hpp"
+#include "support/process.hpp"
 #include "table_options.hpp"
 
 namespace strata::bench {

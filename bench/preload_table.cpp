@@ -35,7 +35,7 @@
 #include <utility>
 #include <vector>
 
-#include "allocator_registry.hpp"
+#include "registry/allocator_registry.hpp"
 #include "measure.hpp"
 #include "preload_run.hpp"
 #include "table_options.hpp"

@@ -30,8 +30,8 @@
 
 #include "measure.hpp"
 #include "preload_run.hpp"
-#include "record_session.hpp"
-#include "strata/record/environment.hpp"
+#include "record/record_session.hpp"
+#include "strata/protocol/recorder_environment.hpp"
 #include "strata/trace/reader.hpp"
 #include "table_options.hpp"
 
@@ -89,7 +89,7 @@ Sample runOnce(const std::string& program, const Workload& w, double scale,
     for (std::string& e : strata::record::recorderEnvironment(tracePath, settings))
       add.push_back(std::move(e));
   }
-  namespace env = strata::record::env;
+  namespace env = strata::protocol::env;
   const strata::support::ProcessResult run = strata::bench::runPreloadWorkload(
       program, w, scale, {"LD_PRELOAD", env::kFile, env::kOwnerPid, env::kSites}, add);
   s.cpuMs = run.cpuSeconds() * 1e3;
@@ -155,7 +155,7 @@ std::string recorderPath(const std::string& dir) {
 void printHeading(const strata::bench::TableOptions& opt, const std::string& recorder, bool sites) {
   std::printf("Recording overhead on preload_workload (glibc malloc): median of %d rounds%s\n",
               opt.runs, opt.quick ? " (--quick: 1/20 size)" : "");
-  const char* clock = std::getenv(strata::record::env::kClock);
+  const char* clock = std::getenv(strata::protocol::env::kClock);
   std::printf("recorder: %s, clock %s (STRATA_TRACE_CLOCK), allocation sites %s\n",
               recorder.c_str(),
               clock != nullptr ? clock : "default: tsc where the kernel's clocksource is the TSC",

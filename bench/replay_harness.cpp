@@ -28,7 +28,7 @@
 #include <iterator>
 #include <stdexcept>
 
-#include "engine.hpp"
+#include "replay/engine.hpp"
 #include "strata/trace/writer.hpp"
 #include "../toolkit/tracetools/workloads.hpp"  // not bench/workloads.hpp beside this file
 

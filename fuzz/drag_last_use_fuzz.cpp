@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "drag_last_use.hpp"
+#include "drag/drag_last_use.hpp"
 
 namespace {
 
@@ -20,7 +20,7 @@ void check(bool ok, const char* what) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  using namespace strata::tracetools;
+  using namespace strata::drag;
   try {
     const LastUseData d = parseLastUse(data, size);
     check(d.complete == d.incomplete.empty(), "complete disagrees with the reason");

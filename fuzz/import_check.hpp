@@ -11,7 +11,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "trace_stats.hpp"
+#include "tracetools/trace_stats.hpp"
 
 namespace strata::fuzz {
 

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "import_check.hpp"
-#include "mtrace.hpp"
+#include "tracetools/mtrace.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   strata::fuzz::checkImport(data, size, [](std::istream& in, const std::string& out) {

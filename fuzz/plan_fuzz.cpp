@@ -16,9 +16,9 @@
 #include <cstdio>
 #include <vector>
 
-#include "engine.hpp"
-#include "plan.hpp"
-#include "scan.hpp"
+#include "replay/engine.hpp"
+#include "replay/plan.hpp"
+#include "replay/scan.hpp"
 
 namespace {
 

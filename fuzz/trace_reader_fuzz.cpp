@@ -13,7 +13,7 @@
 #include <string>
 
 #include "strata/trace/reader.hpp"
-#include "trace_stats.hpp"
+#include "tracetools/trace_stats.hpp"
 
 namespace {
 

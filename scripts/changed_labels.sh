@@ -12,7 +12,7 @@
 #   tests/toolkit/F/ of another folder F  F
 #   bench/                                bench
 #   docs, *.md, fuzz/, .ci/               nothing (scripts/fuzz.sh runs a fuzz target)
-#   anything else (build files, scripts/, tests/support/, data/)   *
+#   anything else (build files, scripts/, tests/common/, data/)   *
 set -euo pipefail
 cd "$(dirname "$0")/.."
 components=$(sed -n '/^set(strata_toolkit_components/,/)/p' toolkit/CMakeLists.txt |

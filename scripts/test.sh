@@ -17,7 +17,7 @@
 # uncommitted change, new files included), as scripts/changed_labels.sh maps them: layers/
 # and its tests run "layers"; a toolkit component or its tests folder runs that component's
 # label and those of every component listed after it (which may use it); bench/ runs
-# "bench"; the build files, scripts/ and tests/support/ run everything; docs run nothing.
+# "bench"; the build files, scripts/ and tests/common/ run everything; docs run nothing.
 # `ctest --print-labels` in build/ lists the labels.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -6,7 +6,7 @@
 #include "strata/top/malloc_heap.hpp"
 #include "strata/top/null_heap.hpp"
 #include "strata/top/sbrk_heap.hpp"
-#include "support/differential.hpp"
+#include "common/differential.hpp"
 
 using namespace strata;
 

@@ -16,7 +16,7 @@
 #include "strata/general/strata_heap.hpp"
 #include "strata/hardening/checked_header_heap.hpp"
 #include "strata/top/malloc_heap.hpp"
-#include "support/differential.hpp"
+#include "common/differential.hpp"
 
 using namespace strata;
 

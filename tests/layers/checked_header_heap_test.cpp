@@ -17,7 +17,7 @@
 #include "strata/general/strata_heap.hpp"
 #include "strata/general/lea_heap.hpp"
 #include "strata/top/malloc_heap.hpp"
-#include "support/differential.hpp"
+#include "common/differential.hpp"
 
 using namespace strata;
 

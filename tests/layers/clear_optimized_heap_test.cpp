@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "strata/reap/reap.hpp"
-#include "support/differential.hpp"
+#include "common/differential.hpp"
 
 using namespace strata;
 

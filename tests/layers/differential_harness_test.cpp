@@ -10,7 +10,7 @@
 #include "strata/general/kingsley_heap.hpp"
 #include "strata/top/malloc_heap.hpp"
 #include "strata/top/sbrk_heap.hpp"
-#include "support/differential.hpp"
+#include "common/differential.hpp"
 
 using namespace strata;
 using Good = KingsleyHeap<SbrkHeap<>>;

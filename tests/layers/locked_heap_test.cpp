@@ -12,9 +12,9 @@
 #include "strata/top/malloc_heap.hpp"
 #include "strata/top/sbrk_heap.hpp"
 #include "strata/utility/ansi_wrapper.hpp"
-#include "support/blocked_thread.hpp"
-#include "support/differential.hpp"
-#include "support/thread_stress.hpp"
+#include "common/blocked_thread.hpp"
+#include "common/differential.hpp"
+#include "common/thread_stress.hpp"
 
 using namespace strata;
 

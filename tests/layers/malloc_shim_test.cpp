@@ -28,8 +28,8 @@
 #include "strata/top/mmap_heap.hpp"
 #include "strata/top/sbrk_heap.hpp"
 #include "strata/utility/fork_safe_heap.hpp"
-#include "support/blocked_thread.hpp"
-#include "support/differential.hpp"
+#include "common/blocked_thread.hpp"
+#include "common/differential.hpp"
 #include "../../layers/malloc/lea_malloc_heap.hpp"
 
 using namespace strata;

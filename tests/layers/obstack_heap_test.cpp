@@ -13,7 +13,7 @@
 #include "strata/detail/poison.hpp"
 #include "strata/special/obstack_heap.hpp"
 #include "strata/top/malloc_heap.hpp"
-#include "support/counting_heap.hpp"
+#include "common/counting_heap.hpp"
 
 using namespace strata;
 

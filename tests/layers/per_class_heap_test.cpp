@@ -14,7 +14,7 @@
 #include "strata/top/sbrk_heap.hpp"
 #include "strata/utility/throw_exception_heap.hpp"
 
-#include "support/counting_heap.hpp"
+#include "common/counting_heap.hpp"
 
 using namespace strata;
 

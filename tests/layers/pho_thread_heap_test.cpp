@@ -15,8 +15,8 @@
 #include "strata/top/mmap_heap.hpp"
 #include "strata/top/sbrk_heap.hpp"
 #include "strata/utility/ansi_wrapper.hpp"
-#include "support/differential.hpp"
-#include "support/thread_stress.hpp"
+#include "common/differential.hpp"
+#include "common/thread_stress.hpp"
 
 using namespace strata;
 

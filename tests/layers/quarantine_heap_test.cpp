@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "strata/general/strata_heap.hpp"
-#include "support/differential.hpp"
+#include "common/differential.hpp"
 
 using namespace strata;
 

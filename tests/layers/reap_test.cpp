@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "strata/detail/poison.hpp"
-#include "support/differential.hpp"
+#include "common/differential.hpp"
 
 using namespace strata;
 

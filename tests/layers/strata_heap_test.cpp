@@ -27,9 +27,9 @@
 #include "strata/general/strata_heap.hpp"
 #include "strata/hardening/secret.hpp"
 #include "strata/detail/poison.hpp"
-#include "support/differential.hpp"
-#include "support/thread_stress.hpp"
-#include "proc.hpp"
+#include "common/differential.hpp"
+#include "common/thread_stress.hpp"
+#include "support/proc.hpp"
 
 using namespace strata;
 

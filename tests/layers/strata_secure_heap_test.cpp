@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "support/differential.hpp"
+#include "common/differential.hpp"
 
 using namespace strata;
 

@@ -18,8 +18,8 @@
 #include "strata/combining/fine_size_classes.hpp"
 #include "strata/general/strata_heap.hpp"
 #include "strata/top/segment_heap.hpp"
-#include "support/differential.hpp"
-#include "support/thread_stress.hpp"
+#include "common/differential.hpp"
+#include "common/thread_stress.hpp"
 
 using namespace strata;
 

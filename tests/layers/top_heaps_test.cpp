@@ -18,7 +18,7 @@
 #include "strata/top/null_heap.hpp"
 #include "strata/top/sbrk_heap.hpp"
 #include "strata/top/static_buffer_heap.hpp"
-#include "support/differential.hpp"
+#include "common/differential.hpp"
 
 using namespace strata;
 

@@ -16,7 +16,7 @@
 #include "strata/top/mmap_heap.hpp"
 #include "strata/top/sbrk_heap.hpp"
 #include "strata/utility/ansi_wrapper.hpp"
-#include "support/differential.hpp"
+#include "common/differential.hpp"
 
 using namespace strata;
 

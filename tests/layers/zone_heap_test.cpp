@@ -9,8 +9,8 @@
 #include "strata/top/malloc_heap.hpp"
 #include "strata/top/mmap_heap.hpp"
 #include "strata/top/sbrk_heap.hpp"
-#include "support/counting_heap.hpp"
-#include "support/differential.hpp"
+#include "common/counting_heap.hpp"
+#include "common/differential.hpp"
 
 using namespace strata;
 

@@ -1,5 +1,5 @@
 // Building a drop-in malloc library from a heap composition (build_library.hpp).
-#include "build_library.hpp"
+#include "build/build_library.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,12 +14,12 @@
 #include <sstream>
 #include <system_error>
 
-#include "error.hpp"
-#include "files.hpp"
-#include "proc.hpp"
-#include "process.hpp"
+#include "support/error.hpp"
+#include "support/files.hpp"
+#include "support/proc.hpp"
+#include "support/process.hpp"
 
-namespace strata::cli {
+namespace strata::build {
 namespace {
 
 namespace fs = std::filesystem;
@@ -329,4 +329,4 @@ BuildResult buildLibrary(const BuildRequest& request) {
   return r;
 }
 
-}  // namespace strata::cli
+}  // namespace strata::build

@@ -11,9 +11,9 @@
 #include <string_view>
 #include <vector>
 
-#include "allocator_spec.hpp"
+#include "registry/allocator_spec.hpp"
 
-namespace strata::cli {
+namespace strata::build {
 
 // What to build. Exactly one of `composition` and `header` is set.
 struct BuildRequest {
@@ -86,4 +86,4 @@ std::string runSpecPath(const std::string& output);
 // failure's stale log. Returns the log's path when one was written, else empty.
 std::string keepBuildLog(const BuildRequest& request, const BuildResult& result);
 
-}  // namespace strata::cli
+}  // namespace strata::build

@@ -4,9 +4,9 @@
 #include <fstream>
 #include <system_error>
 
-#include "build_library.hpp"
+#include "build/build_library.hpp"
 
-namespace strata::cli {
+namespace strata::build {
 
 bool missingHeapType(const BuildResult& r) {
   for (const char* words : {"has not been declared", "does not name a type", "is not a member",
@@ -31,4 +31,4 @@ std::string keepBuildLog(const BuildRequest& request, const BuildResult& result)
   return log.flush() ? path : std::string();
 }
 
-}  // namespace strata::cli
+}  // namespace strata::build

@@ -5,9 +5,9 @@
 #include <string_view>
 #include <vector>
 
-#include "allocator_registry.hpp"
-#include "command.hpp"
-#include "error.hpp"
+#include "registry/allocator_registry.hpp"
+#include "cli/command.hpp"
+#include "support/error.hpp"
 
 namespace strata::cli {
 namespace {
@@ -34,22 +34,22 @@ int runAllocators(std::span<char* const> args) {
     if (s != "--paths") throw support::UsageError("unknown argument '" + std::string(s) + "'");
     paths = true;
   }
-  const std::vector<Location> all = locateAll(defaultSearchDirs());
+  const std::vector<registry::Location> all = registry::locateAll(registry::defaultSearchDirs());
   if (paths) {
-    for (const Location& l : all)
+    for (const registry::Location& l : all)
       if (l.available)
         std::printf("%.*s\t%s\n", static_cast<int>(l.info->name.size()), l.info->name.data(),
                     l.path.c_str());
     return 0;
   }
   std::printf("%-16s %-14s %s\n", "allocator", "status", "library");
-  for (const Location& l : all) {
+  for (const registry::Location& l : all) {
     const std::string name(l.info->name);
-    if (l.info->origin == Origin::System) {
+    if (l.info->origin == registry::Origin::System) {
       std::printf("%-16s %-14s %s\n", name.c_str(), "available", "(the C library's malloc)");
     } else if (l.available) {
       std::printf("%-16s %-14s %s\n", name.c_str(), "available", l.path.c_str());
-    } else if (l.info->origin == Origin::Peer) {
+    } else if (l.info->origin == registry::Origin::Peer) {
       std::printf("%-16s %-14s (install the Debian package %.*s)\n", name.c_str(),
                   "not installed", static_cast<int>(l.info->packages.size()),
                   l.info->packages.data());

@@ -8,13 +8,15 @@
 #include <string_view>
 #include <vector>
 
-#include "build_library.hpp"
-#include "command.hpp"
-#include "error.hpp"
-#include "options.hpp"
-#include "process.hpp"
+#include "build/build_library.hpp"
+#include "cli/command.hpp"
+#include "support/error.hpp"
+#include "support/options.hpp"
+#include "support/process.hpp"
 
 namespace strata::cli {
+
+using namespace strata::build;  // the component this command drives
 namespace {
 
 namespace fs = std::filesystem;

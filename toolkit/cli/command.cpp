@@ -1,5 +1,5 @@
 // What the subcommands of the `strata` executable share (command.hpp).
-#include "command.hpp"
+#include "cli/command.hpp"
 
 #include <cstdio>
 

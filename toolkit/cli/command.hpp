@@ -8,14 +8,9 @@
 #include <string_view>
 #include <vector>
 
-#include "options.hpp"
-
-namespace strata::registry {}
+#include "support/options.hpp"
 
 namespace strata::cli {
-
-// The subcommands speak of allocators by the registry's names (toolkit/registry).
-using namespace strata::registry;
 
 struct Command {
   std::string_view name;

@@ -7,11 +7,13 @@
 #include <string>
 #include <string_view>
 
-#include "command.hpp"
-#include "compare_options.hpp"
-#include "report_writer.hpp"
+#include "cli/command.hpp"
+#include "cli/compare_options.hpp"
+#include "report/report_writer.hpp"
 
 namespace strata::cli {
+
+using namespace strata::compare;  // the component this command drives
 namespace {
 
 using namespace compare;
@@ -53,7 +55,7 @@ constexpr std::string_view kNotes =
     "examples: strata compare\n"
     "          strata compare --allocators glibc,jemalloc,strata -- python3 -c 'print(42)'\n";
 
-const std::string kHelp = std::string(kAbout) + optionsHelp() + std::string(kNotes);
+const std::string kHelp = std::string(kAbout) + compare_options::optionsHelp() + std::string(kNotes);
 
 // Prints a block of the report as it is ready (not with --json: stdout is the JSON then).
 void showText(const Options& o, const std::string& block) {
@@ -63,7 +65,7 @@ void showText(const Options& o, const std::string& block) {
 }
 
 int runCompare(std::span<char* const> args) {
-  const Options o = parseCompareOptions(args);
+  const Options o = compare_options::parseCompareOptions(args);
   const Allocators allocators = resolveAllocators(o.allocators);
   checkInputs(o.command, o.traces);
   const Comparison c =

@@ -1,8 +1,10 @@
 // `strata compare`'s options, one table (toolkit/support/options.hpp): parsing, the values
 // each takes and the options part of the help come from it.
-#include "compare_options.hpp"
+#include "cli/compare_options.hpp"
 
-namespace strata::cli::compare {
+namespace strata::cli::compare_options {
+
+using namespace strata::compare;  // the component this command drives
 
 std::vector<support::Option> optionTable(Options& o, bool& allocatorsGiven) {
   using support::badValue;
@@ -90,4 +92,4 @@ std::string optionsHelp() {
   return support::formatOptions(optionTable(unused, given), 24);
 }
 
-}  // namespace strata::cli::compare
+}  // namespace strata::cli::compare_options

@@ -5,18 +5,18 @@
 #include <string>
 #include <vector>
 
-#include "compare_run.hpp"
-#include "options.hpp"
+#include "compare/compare_run.hpp"
+#include "support/options.hpp"
 
-namespace strata::cli::compare {
+namespace strata::cli::compare_options {
 
 // The options, bound to `o`; `allocatorsGiven` is set when --allocators is given.
-std::vector<support::Option> optionTable(Options& o, bool& allocatorsGiven);
+std::vector<support::Option> optionTable(compare::Options& o, bool& allocatorsGiven);
 
-// The arguments as Options, checked and completed (completeOptions). Throws UsageError.
-Options parseCompareOptions(std::span<char* const> args);
+// The arguments as compare::Options, checked and completed (completeOptions). Throws UsageError.
+compare::Options parseCompareOptions(std::span<char* const> args);
 
 // The options part of the help.
 std::string optionsHelp();
 
-}  // namespace strata::cli::compare
+}  // namespace strata::cli::compare_options

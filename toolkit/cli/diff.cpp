@@ -6,10 +6,10 @@
 #include <string>
 #include <string_view>
 
-#include "command.hpp"
-#include "diff_model.hpp"
-#include "error.hpp"
-#include "options.hpp"
+#include "cli/command.hpp"
+#include "diff/diff_model.hpp"
+#include "support/error.hpp"
+#include "support/options.hpp"
 
 namespace strata::cli {
 namespace {

@@ -9,12 +9,12 @@
 #include <string_view>
 #include <vector>
 
-#include "allocator_registry.hpp"
-#include "command.hpp"
-#include "error.hpp"
-#include "helpers.hpp"
-#include "python.hpp"
-#include "valgrind_run.hpp"
+#include "registry/allocator_registry.hpp"
+#include "cli/command.hpp"
+#include "support/error.hpp"
+#include "support/helpers.hpp"
+#include "support/python.hpp"
+#include "drag/valgrind_run.hpp"
 
 namespace strata::cli {
 namespace {
@@ -41,8 +41,8 @@ std::set<std::string> neededTargets() {
   std::set<std::string> targets{"strata_cli"};
   for (const support::Helper& h : support::helpers())
     targets.emplace(std::string(h.cmakeTarget) + (h.optional ? " optional" : ""));
-  for (const AllocatorInfo& a : knownAllocators())
-    if (a.origin == Origin::Strata) targets.emplace(a.cmakeTarget);
+  for (const registry::AllocatorInfo& a : registry::knownAllocators())
+    if (a.origin == registry::Origin::Strata) targets.emplace(a.cmakeTarget);
   return targets;
 }
 
@@ -75,16 +75,16 @@ int runDoctor(std::span<char* const> args) {
   for (const support::Helper& h : support::helpers())
     ok &= checkFile(h.file, support::helperPath(h.id), support::helperPresent(h.id), h.purpose,
                     h.optional);
-  const std::vector<Location> allocators = locateAll(defaultSearchDirs());
-  for (const Location& where : allocators) {
-    if (where.info->origin != Origin::Strata) continue;
+  const std::vector<registry::Location> allocators = registry::locateAll(registry::defaultSearchDirs());
+  for (const registry::Location& where : allocators) {
+    if (where.info->origin != registry::Origin::Strata) continue;
     ok &= checkFile(where.info->library, where.path, where.available, "Strata's malloc library",
                     false);
   }
 
   std::printf("other allocators\n");
-  for (const Location& where : allocators) {
-    if (where.info->origin == Origin::Strata) continue;
+  for (const registry::Location& where : allocators) {
+    if (where.info->origin == registry::Origin::Strata) continue;
     std::printf("  %-8s %-24.*s %s\n", where.available ? "ok" : "absent",
                 static_cast<int>(where.info->name.size()), where.info->name.data(),
                 where.available ? (where.path.empty() ? "(the C library's own)" : where.path.c_str())
@@ -92,7 +92,7 @@ int runDoctor(std::span<char* const> args) {
   }
 
   std::printf("programs some commands start\n");
-  const std::optional<std::string> python = findPython();
+  const std::optional<std::string> python = support::findPython();
   std::printf("  %-8s %-24s %s\n", python ? "ok" : "absent", "python3 + matplotlib",
               python ? python->c_str() : "no plots (Debian package: python3-matplotlib)");
   std::string why;

@@ -9,13 +9,15 @@
 #include <string_view>
 #include <vector>
 
-#include "command.hpp"
-#include "drag_session.hpp"
-#include "files.hpp"
-#include "options.hpp"
-#include "report_writer.hpp"
+#include "cli/command.hpp"
+#include "drag/drag_session.hpp"
+#include "support/files.hpp"
+#include "support/options.hpp"
+#include "report/report_writer.hpp"
 
 namespace strata::cli {
+
+using namespace strata::drag;  // the component this command drives
 namespace {
 
 namespace fs = std::filesystem;

@@ -6,10 +6,10 @@
 #include <string_view>
 #include <vector>
 
-#include "command.hpp"
-#include "error.hpp"
-#include "options.hpp"
-#include "mtrace.hpp"
+#include "cli/command.hpp"
+#include "support/error.hpp"
+#include "support/options.hpp"
+#include "tracetools/mtrace.hpp"
 
 namespace strata::cli {
 namespace {

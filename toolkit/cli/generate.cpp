@@ -11,10 +11,10 @@
 #include <string_view>
 #include <vector>
 
-#include "command.hpp"
-#include "error.hpp"
-#include "options.hpp"
-#include "workloads.hpp"
+#include "cli/command.hpp"
+#include "support/error.hpp"
+#include "support/options.hpp"
+#include "tracetools/workloads.hpp"
 
 namespace strata::cli {
 namespace {

@@ -7,11 +7,11 @@
 #include <string_view>
 #include <vector>
 
-#include "command.hpp"
-#include "error.hpp"
-#include "options.hpp"
-#include "heaptrack.hpp"
-#include "mtrace.hpp"
+#include "cli/command.hpp"
+#include "support/error.hpp"
+#include "support/options.hpp"
+#include "tracetools/heaptrack.hpp"
+#include "tracetools/mtrace.hpp"
 
 namespace strata::cli {
 namespace {

@@ -7,8 +7,8 @@
 #include <span>
 #include <string_view>
 
-#include "command.hpp"
-#include "error.hpp"
+#include "cli/command.hpp"
+#include "support/error.hpp"
 
 namespace strata::cli {
 namespace {

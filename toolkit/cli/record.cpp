@@ -8,16 +8,16 @@
 #include <string_view>
 #include <vector>
 
-#include "command.hpp"
-#include "files.hpp"
-#include "options.hpp"
-#include "record_session.hpp"
-#include "strata/record/environment.hpp"
+#include "cli/command.hpp"
+#include "support/files.hpp"
+#include "support/options.hpp"
+#include "record/record_session.hpp"
+#include "strata/protocol/recorder_environment.hpp"
 
 namespace strata::cli {
 namespace {
 
-namespace env = record::env;
+namespace env = protocol::env;
 
 constexpr std::string_view kUsage =
     "usage: strata record [-o FILE] [--clock tsc|fine|coarse] [--touch-min SIZE|off]\n"

@@ -9,12 +9,12 @@
 #include <string_view>
 #include <vector>
 
-#include "allocator_registry.hpp"
-#include "allocator_spec.hpp"
-#include "command.hpp"
-#include "error.hpp"
-#include "options.hpp"
-#include "replay_runner.hpp"
+#include "registry/allocator_registry.hpp"
+#include "registry/allocator_spec.hpp"
+#include "cli/command.hpp"
+#include "support/error.hpp"
+#include "support/options.hpp"
+#include "replay/replay_runner.hpp"
 
 namespace strata::cli {
 namespace {
@@ -157,14 +157,14 @@ int runReplayCommand(std::span<char* const> args) {
   std::string file = parsed.operands.empty() ? std::string() : parsed.operands[0];
   if (file.empty()) throw support::UsageError("missing the trace FILE");
   if (!haveAllocator)
-    throw support::UsageError("missing --allocator SPEC (known: " + knownAllocatorNames() + ", none)");
+    throw support::UsageError("missing --allocator SPEC (known: " + registry::knownAllocatorNames() + ", none)");
   // Parsed and resolved once, here; the runner takes the result. A spec that names nothing
   // usable throws (exit status 2, error.hpp).
-  const AllocatorSpec spec = parseSpec(allocatorText, true);
-  const ResolvedAllocator resolved = resolve(spec, defaultSearchDirs());
+  const registry::AllocatorSpec spec = registry::parseSpec(allocatorText, true);
+  const registry::ResolvedAllocator resolved = resolve(spec, registry::defaultSearchDirs());
   if (!resolved.available)
     throw support::Error("allocator '" + spec.label + "' is not available: " + resolved.detail);
-  if (const ProbeResult p = probe(resolved); !p.ok) throw support::Error(p.reason, 2);
+  if (const registry::ProbeResult p = probe(resolved); !p.ok) throw support::Error(p.reason, 2);
   opt.tracePath = file;
 
   const replay::ReplayResult r = replay::runReplay(opt, resolved);

@@ -8,12 +8,12 @@
 #include <string_view>
 #include <vector>
 
-#include "allocator_registry.hpp"
-#include "allocator_spec.hpp"
-#include "command.hpp"
-#include "error.hpp"
-#include "options.hpp"
-#include "process.hpp"
+#include "registry/allocator_registry.hpp"
+#include "registry/allocator_spec.hpp"
+#include "cli/command.hpp"
+#include "support/error.hpp"
+#include "support/options.hpp"
+#include "support/process.hpp"
 
 namespace strata::cli {
 namespace {
@@ -74,7 +74,7 @@ Request parseRequest(std::span<char* const> args) {
   if (!given.operands.empty())
     throw support::UsageError("missing '--' before the command '" + given.operands[0] + "'");
   if (!r.haveAllocator)
-    throw support::UsageError("missing --allocator SPEC (known: " + knownAllocatorNames() +
+    throw support::UsageError("missing --allocator SPEC (known: " + registry::knownAllocatorNames() +
                               ", or a library path)");
   r.command = given.command;
   r.dashDash = given.dashDash;
@@ -82,26 +82,26 @@ Request parseRequest(std::span<char* const> args) {
 }
 
 // The allocator named, found and checked preloaded; throws support::Error (exit status 2).
-ResolvedAllocator usableAllocator(const AllocatorSpec& spec) {
-  ResolvedAllocator resolved = resolve(spec, defaultSearchDirs());
+registry::ResolvedAllocator usableAllocator(const registry::AllocatorSpec& spec) {
+  registry::ResolvedAllocator resolved = resolve(spec, registry::defaultSearchDirs());
   if (!resolved.available)
     throw support::Error("allocator '" + spec.label + "' is not available: " + resolved.detail, 2);
-  if (const ProbeResult p = probe(resolved); !p.ok) throw support::Error(p.reason, 2);
+  if (const registry::ProbeResult p = probe(resolved); !p.ok) throw support::Error(p.reason, 2);
   return resolved;
 }
 
 // Parses the arguments, runs the command on the allocator and passes its status on.
 int runRun(std::span<char* const> args) {
   const Request r = parseRequest(args);
-  const AllocatorSpec spec = parseSpec(r.allocator);
+  const registry::AllocatorSpec spec = registry::parseSpec(r.allocator);
   if (!r.dashDash)
     throw support::UsageError("missing '--' and the COMMAND to run");
   if (r.command.empty()) throw support::UsageError("missing the COMMAND to run after '--'");
-  const ResolvedAllocator resolved = usableAllocator(spec);
+  const registry::ResolvedAllocator resolved = usableAllocator(spec);
   support::ChildSpec child;
   child.argv = r.command;
   child.preload = resolved.preload;
-  addSettings(spec, child.set);
+  registry::addSettings(spec, child.set);
   child.stdinPath.clear();    // the command's own stdin, stdout and stderr
   child.relaySignals = true;  // it stands in for strata
   const support::ProcessResult p = support::runChild(child);

@@ -16,18 +16,20 @@
 #include <system_error>
 #include <vector>
 
-#include "files.hpp"
-#include "command.hpp"
-#include "error.hpp"
-#include "compare_format.hpp"
-#include "json.hpp"
-#include "options.hpp"
-#include "report_writer.hpp"
-#include "site_report.hpp"
-#include "sites_document.hpp"
-#include "trace_stats.hpp"
+#include "support/files.hpp"
+#include "cli/command.hpp"
+#include "support/error.hpp"
+#include "compare/compare_format.hpp"
+#include "support/json.hpp"
+#include "support/options.hpp"
+#include "report/report_writer.hpp"
+#include "tracetools/site_report.hpp"
+#include "tracetools/sites_document.hpp"
+#include "tracetools/trace_stats.hpp"
 
 namespace strata::cli {
+
+namespace reportfmt = compare::reportfmt;
 namespace {
 
 namespace tt = strata::tracetools;

@@ -7,12 +7,14 @@
 #include <string>
 #include <string_view>
 
-#include "command.hpp"
-#include "error.hpp"
-#include "report_writer.hpp"
-#include "tune_options.hpp"
+#include "cli/command.hpp"
+#include "support/error.hpp"
+#include "report/report_writer.hpp"
+#include "cli/tune_options.hpp"
 
 namespace strata::cli {
+
+using namespace strata::tune;  // the component this command drives
 namespace {
 
 using namespace tune;
@@ -56,10 +58,10 @@ constexpr std::string_view kNotes =
     "examples: strata tune app.trace --goal memory\n"
     "          strata tune --budget 2m -- python3 script.py\n";
 
-const std::string kHelp = std::string(kAbout) + optionsHelp() + std::string(kNotes);
+const std::string kHelp = std::string(kAbout) + tune_options::optionsHelp() + std::string(kNotes);
 
 int runTune(std::span<char* const> args) {
-  const TuneOptions o = parseTuneOptions(args);
+  const TuneOptions o = tune_options::parseTuneOptions(args);
   const Spaces spaces = loadSpaces(o.spaces);
   checkRequest(spaces, o);
   Tuning t = prepareTuning(spaces, o);
@@ -76,7 +78,7 @@ int runTune(std::span<char* const> args) {
   if (t.targets.empty() && t.built.empty())
     throw support::Error("no allocator to tune (see the lines above)");
 
-  Progress progress(o.budgetSeconds > 0 ? 0 : o.budgetReplays);
+  support::Progress progress(o.budgetSeconds > 0 ? 0 : o.budgetReplays);
   searchAll(o, t, progress);
   progress.clear();
   for (const AllocatorRun& run : t.report.runs) show(formatRun(t.report, run));

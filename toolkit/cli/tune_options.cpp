@@ -1,10 +1,12 @@
 // `strata tune`'s options, one table (toolkit/support/options.hpp): parsing, the values each
 // takes and the options part of the help come from it.
-#include "tune_options.hpp"
+#include "cli/tune_options.hpp"
 
-#include "tune_spaces.hpp"
+#include "tune/tune_spaces.hpp"
 
-namespace strata::cli::tune {
+namespace strata::cli::tune_options {
+
+using namespace strata::tune;  // the component this command drives
 namespace {
 
 using support::badValue;
@@ -104,4 +106,4 @@ std::string optionsHelp() {
   return support::formatOptions(optionTable(unused), 24);
 }
 
-}  // namespace strata::cli::tune
+}  // namespace strata::cli::tune_options

@@ -5,19 +5,19 @@
 #include <string>
 #include <vector>
 
-#include "options.hpp"
-#include "tune_run.hpp"
+#include "support/options.hpp"
+#include "tune/tune_run.hpp"
 
-namespace strata::cli::tune {
+namespace strata::cli::tune_options {
 
 // The options, bound to `o`.
-std::vector<support::Option> optionTable(TuneOptions& o);
+std::vector<support::Option> optionTable(tune::TuneOptions& o);
 
-// The arguments as TuneOptions, checked (traces or a command, not both) and with the default
+// The arguments as tune::TuneOptions, checked (traces or a command, not both) and with the default
 // search spaces when none are named. Throws UsageError.
-TuneOptions parseTuneOptions(std::span<char* const> args);
+tune::TuneOptions parseTuneOptions(std::span<char* const> args);
 
 // The options part of the help.
 std::string optionsHelp();
 
-}  // namespace strata::cli::tune
+}  // namespace strata::cli::tune_options

@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "compare_format.hpp"
-#include "compare_report.hpp"
+#include "compare/compare_format.hpp"
+#include "compare/compare_report.hpp"
 
-namespace strata::cli {
+namespace strata::compare {
 
 using namespace reportfmt;
 
@@ -204,4 +204,4 @@ std::string formatCommand(const CommandReport& c, const std::vector<TraceReport>
   return out + commandTable(c) + commandVerdicts(c) + agreementLines(c);
 }
 
-}  // namespace strata::cli
+}  // namespace strata::compare

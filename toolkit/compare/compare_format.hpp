@@ -2,7 +2,7 @@
 // compare_command_report.cpp) and `strata stats`'s table: printf into a string, figures with as many decimals as they
 // need, padding, and JSON numbers and arrays.
 #pragma once
-#include "json.hpp"
+#include "support/json.hpp"
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "trace_stats.hpp"
+#include "tracetools/trace_stats.hpp"
 
-namespace strata::cli::reportfmt {
+namespace strata::compare::reportfmt {
 
 
 // printf into a std::string.
@@ -74,4 +74,4 @@ inline std::string pad(const std::string& s, std::size_t width, bool right) {
 }
 
 
-}  // namespace strata::cli::reportfmt
+}  // namespace strata::compare::reportfmt

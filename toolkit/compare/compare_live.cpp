@@ -11,12 +11,12 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "compare_steps.hpp"
-#include "error.hpp"
-#include "files.hpp"
-#include "process.hpp"
+#include "compare/compare_steps.hpp"
+#include "support/error.hpp"
+#include "support/files.hpp"
+#include "support/process.hpp"
 
-namespace strata::cli::compare {
+namespace strata::compare {
 
 namespace {
 
@@ -136,4 +136,4 @@ void runLive(const Options& o, const std::vector<registry::ResolvedAllocator>& w
   }
 }
 
-}  // namespace strata::cli::compare
+}  // namespace strata::compare

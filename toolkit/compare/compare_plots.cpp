@@ -3,13 +3,13 @@
 #include <optional>
 #include <string_view>
 
-#include "compare_steps.hpp"
-#include "helpers.hpp"
-#include "python.hpp"
-#include "proc.hpp"
-#include "process.hpp"
+#include "compare/compare_steps.hpp"
+#include "support/helpers.hpp"
+#include "support/python.hpp"
+#include "support/proc.hpp"
+#include "support/process.hpp"
 
-namespace strata::cli::compare {
+namespace strata::compare {
 namespace {
 
 constexpr std::string_view kPlotKinds[] = {"heap", "sizes", "lifetimes", "summary"};
@@ -18,7 +18,7 @@ constexpr std::string_view kPlotKinds[] = {"heap", "sizes", "lifetimes", "summar
 
 int drawPlots(const Options& o, const std::vector<TraceReport>& traces, bool live, std::FILE* info) {
   const fs::path out = o.outDir;
-  const std::optional<std::string> python = findPython();
+  const std::optional<std::string> python = support::findPython();
   // plots.py: $STRATA_PLOTS_SCRIPT, else <exe dir>/../share/strata/plots.py.
   const std::string script = support::helperPath(support::HelperId::ComparePlots);
   if (!python) {
@@ -51,4 +51,4 @@ int drawPlots(const Options& o, const std::vector<TraceReport>& traces, bool liv
   return 0;
 }
 
-}  // namespace strata::cli::compare
+}  // namespace strata::compare

@@ -3,10 +3,10 @@
 // fails is not run again. Each allocator's row is its median run.
 #include <algorithm>
 
-#include "compare_steps.hpp"
-#include "replay_runner.hpp"
+#include "compare/compare_steps.hpp"
+#include "replay/replay_runner.hpp"
 
-namespace strata::cli::compare {
+namespace strata::compare {
 namespace {
 
 // Every run of one allocator on one trace.
@@ -115,4 +115,4 @@ void replayTrace(const Options& o, const std::vector<registry::ResolvedAllocator
   computeRatios(trace);
 }
 
-}  // namespace strata::cli::compare
+}  // namespace strata::compare

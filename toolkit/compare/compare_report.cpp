@@ -1,14 +1,14 @@
 // The tables and the JSON of `strata compare` (see compare_report.hpp).
-#include "compare_report.hpp"
-#include "compare_format.hpp"
-#include "json.hpp"
+#include "compare/compare_report.hpp"
+#include "compare/compare_format.hpp"
+#include "support/json.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string_view>
 
-namespace strata::cli {
+namespace strata::compare {
 
 using namespace reportfmt;
 
@@ -242,5 +242,5 @@ std::string resultsJson(const CompareSettings& settings, const std::vector<Trace
   return j + "\n}\n";
 }
 
-}  // namespace strata::cli
+}  // namespace strata::compare
 

@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "json.hpp"
-#include "replay_runner.hpp"
-#include "trace_stats.hpp"
+#include "support/json.hpp"
+#include "replay/replay_runner.hpp"
+#include "tracetools/trace_stats.hpp"
 
-namespace strata::cli {
+namespace strata::compare {
 
 // The one place that reads a replay's status and the time it is ranked by, so that a change
 // of ReplayResult touches only these.
@@ -156,4 +156,4 @@ using support::jsonString;
 // Bytes in MiB with one decimal ("12.3").
 std::string mib(std::uint64_t bytes);
 
-}  // namespace strata::cli
+}  // namespace strata::compare

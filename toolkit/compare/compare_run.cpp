@@ -1,13 +1,13 @@
 // `strata compare` from its options to its results (compare_run.hpp).
-#include "compare_run.hpp"
+#include "compare/compare_run.hpp"
 
 #include <algorithm>
 
-#include "error.hpp"
-#include "process.hpp"
-#include "progress.hpp"
+#include "support/error.hpp"
+#include "support/process.hpp"
+#include "support/progress.hpp"
 
-namespace strata::cli::compare {
+namespace strata::compare {
 namespace {
 
 // " run" or " runs", after a count.
@@ -51,7 +51,7 @@ std::string openingLines(const Options& o, const Allocators& a, const std::strin
 }
 
 // Every trace replayed in turn, its table shown and the results rewritten after each.
-void replayAll(const Options& o, const Allocators& a, Comparison& c, Progress& progress,
+void replayAll(const Options& o, const Allocators& a, Comparison& c, support::Progress& progress,
                const std::function<void(const std::string&)>& show, const std::string& report) {
   const auto step = [&](const std::string& label) { progress.step(label); };
   const auto skip = [&](std::size_t n) { progress.skip(n); };
@@ -71,7 +71,7 @@ void replayAll(const Options& o, const Allocators& a, Comparison& c, Progress& p
 }
 
 // The command as a whole: the combined verdict and, with live runs, how far they agree.
-void judgeCommand(const Options& o, const Allocators& a, Comparison& c, Progress& progress,
+void judgeCommand(const Options& o, const Allocators& a, Comparison& c, support::Progress& progress,
                   const std::function<void(const std::string&)>& show) {
   combineProcesses(c.traces, c.command);
   if (c.settings.live) {
@@ -157,11 +157,11 @@ Comparison runComparison(const Options& o, const Allocators& a,
     report += block;
     show(block);
   };
-  Progress progress((c.traces.size() + (c.settings.live ? 1 : 0)) * a.available * o.runs);
+  support::Progress progress((c.traces.size() + (c.settings.live ? 1 : 0)) * a.available * o.runs);
   replayAll(o, a, c, progress, shown, report);
   if (c.commandBlock) judgeCommand(o, a, c, progress, shown);
   writeResults(o.outDir, report, c.settings, c.traces, c.commandOut());
   return c;
 }
 
-}  // namespace strata::cli::compare
+}  // namespace strata::compare

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "compare_steps.hpp"
+#include "compare/compare_steps.hpp"
 
-namespace strata::cli::compare {
+namespace strata::compare {
 
 // The allocators to compare, resolved: where each one's library is, and how many are there.
 struct Allocators {
@@ -48,4 +48,4 @@ struct Comparison {
 Comparison runComparison(const Options& o, const Allocators& allocators,
                          const std::function<void(const std::string&)>& show);
 
-}  // namespace strata::cli::compare
+}  // namespace strata::compare

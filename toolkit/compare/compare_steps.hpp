@@ -17,11 +17,11 @@
 #include <string>
 #include <vector>
 
-#include "allocator_registry.hpp"
-#include "allocator_spec.hpp"
-#include "compare_report.hpp"
+#include "registry/allocator_registry.hpp"
+#include "registry/allocator_spec.hpp"
+#include "compare/compare_report.hpp"
 
-namespace strata::cli::compare {
+namespace strata::compare {
 
 namespace fs = std::filesystem;
 
@@ -91,4 +91,4 @@ std::string fileSafe(std::string_view s);
 void writeFile(const fs::path& path, const std::string& text);
 std::string unreadable(const std::string& path);
 
-}  // namespace strata::cli::compare
+}  // namespace strata::compare

@@ -12,16 +12,16 @@
 #include <map>
 #include <stdexcept>
 
-#include "compare_steps.hpp"
-#include "error.hpp"
-#include "proc.hpp"
-#include "process.hpp"
-#include "site_report.hpp"
-#include "sites_document.hpp"
-#include "trace_files.hpp"
-#include "workloads.hpp"
+#include "compare/compare_steps.hpp"
+#include "support/error.hpp"
+#include "support/proc.hpp"
+#include "support/process.hpp"
+#include "tracetools/site_report.hpp"
+#include "tracetools/sites_document.hpp"
+#include "tracetools/trace_files.hpp"
+#include "tracetools/workloads.hpp"
 
-namespace strata::cli::compare {
+namespace strata::compare {
 namespace {
 
 // The last component of a path ("/usr/bin/python3" -> "python3").
@@ -45,7 +45,7 @@ std::vector<std::string> acceptedNames(const std::vector<std::string>& names) {
 
 // Fills the trace's program, pid and parent pid from its program chunk.
 void readProgram(TraceReport& t) {
-  const TraceProgram p = readTraceProgram(t.path);
+  const tracetools::TraceProgram p = tracetools::readTraceProgram(t.path);
   t.program = p.path;
   t.pid = p.pid;
   t.parentPid = p.parentPid;
@@ -58,7 +58,7 @@ std::string recordCommand(const Options& o) {
   const std::string trace = (fs::path(o.outDir) / (name + ".trace")).string();
   std::error_code ec;
   fs::remove(trace, ec);
-  for (const std::string& old : childTraces(trace)) fs::remove(old, ec);
+  for (const std::string& old : trace::childTraces(trace)) fs::remove(old, ec);
   std::fprintf(stderr, "%s: recording %s into %s\n", o.who.c_str(),
                support::shellLine(o.command).c_str(), trace.c_str());
   support::ChildSpec spec;
@@ -119,7 +119,7 @@ std::vector<TraceReport> pickProcesses(const Options& o, const std::string& main
                                        SitesByPath& sites) {
   std::vector<TraceReport> all;
   std::vector<std::string> files = {mainTrace};
-  for (const std::string& c : childTraces(mainTrace)) files.push_back(c);
+  for (const std::string& c : trace::childTraces(mainTrace)) files.push_back(c);
   for (const std::string& f : files) {
     TraceReport t;
     t.path = f;
@@ -237,7 +237,7 @@ void gatherTraces(const Options& o, CompareSettings& settings, std::vector<Trace
                            support::resolveCommand(o.command[0], why), command, sites);
     intro = "the trace of " + command.commandLine;
     if (traces.size() > 1) intro += " (" + std::to_string(traces.size()) + " processes)";
-  } else if (o.traces.size() == 1 && !childTraces(o.traces[0]).empty()) {
+  } else if (o.traces.size() == 1 && !trace::childTraces(o.traces[0]).empty()) {
     settings.source = "traces";
     traces = pickProcesses(o, o.traces[0], "", "", command, sites);
     intro = o.traces[0] + " and the traces of its child processes (" +
@@ -284,4 +284,4 @@ void gatherTraces(const Options& o, CompareSettings& settings, std::vector<Trace
   writeTraceFiles(out, traces, sites);
 }
 
-}  // namespace strata::cli::compare
+}  // namespace strata::compare

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "compare_steps.hpp"
+#include "compare/compare_steps.hpp"
 
-namespace strata::cli::compare {
+namespace strata::compare {
 namespace {
 
 // Rank correlations below this, or a predicted difference off by more than the larger of
@@ -152,4 +152,4 @@ void computeAgreement(CommandReport& command) {
   }
 }
 
-}  // namespace strata::cli::compare
+}  // namespace strata::compare

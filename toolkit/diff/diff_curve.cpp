@@ -1,9 +1,9 @@
 // The series-file reader (diff_curve.hpp).
-#include "diff_curve.hpp"
+#include "diff/diff_curve.hpp"
 
-#include "csv_table.hpp"
-#include "error.hpp"
-#include "files.hpp"
+#include "report/csv_table.hpp"
+#include "support/error.hpp"
+#include "support/files.hpp"
 
 namespace strata::diff {
 namespace {

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <string>
 
-#include "diff_model.hpp"
+#include "diff/diff_model.hpp"
 
 namespace strata::diff {
 

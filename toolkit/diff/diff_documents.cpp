@@ -1,9 +1,9 @@
 // Reading results.json and the sites files of a compare folder (diff_documents.hpp).
-#include "diff_documents.hpp"
+#include "diff/diff_documents.hpp"
 
 #include <filesystem>
 
-#include "error.hpp"
+#include "support/error.hpp"
 
 namespace strata::diff {
 namespace {

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "diff_sites.hpp"
-#include "json_value.hpp"
+#include "diff/diff_sites.hpp"
+#include "support/json_value.hpp"
 
 namespace strata::diff {
 

@@ -6,10 +6,10 @@
 #include <map>
 #include <set>
 
-#include "diff_curve.hpp"
-#include "diff_documents.hpp"
-#include "diff_model.hpp"
-#include "error.hpp"
+#include "diff/diff_curve.hpp"
+#include "diff/diff_documents.hpp"
+#include "diff/diff_model.hpp"
+#include "support/error.hpp"
 
 namespace strata::diff {
 namespace {

@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <string>
 
-#include "diff_model.hpp"
-#include "json.hpp"
+#include "diff/diff_model.hpp"
+#include "support/json.hpp"
 
 namespace strata::diff {
 namespace {

@@ -5,9 +5,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "diff_model.hpp"
-#include "error.hpp"
-#include "report_writer.hpp"
+#include "diff/diff_model.hpp"
+#include "support/error.hpp"
+#include "report/report_writer.hpp"
 
 namespace strata::diff {
 namespace {

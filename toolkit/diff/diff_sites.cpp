@@ -1,10 +1,10 @@
 // Matching sites between two runs (diff_sites.hpp).
-#include "diff_sites.hpp"
+#include "diff/diff_sites.hpp"
 
 #include <cstdio>
 #include <map>
 
-#include "symbolize.hpp"
+#include "tracetools/symbolize.hpp"
 
 namespace strata::diff {
 

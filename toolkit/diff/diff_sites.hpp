@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "diff_model.hpp"
-#include "site_stats.hpp"
+#include "diff/diff_model.hpp"
+#include "tracetools/site_stats.hpp"
 
 namespace strata::diff {
 

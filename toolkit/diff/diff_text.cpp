@@ -5,7 +5,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "diff_model.hpp"
+#include "diff/diff_model.hpp"
 
 namespace strata::diff {
 namespace {

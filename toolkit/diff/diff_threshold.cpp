@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <set>
 
-#include "diff_model.hpp"
-#include "error.hpp"
+#include "diff/diff_model.hpp"
+#include "support/error.hpp"
 
 namespace strata::diff {
 namespace {

@@ -2,11 +2,11 @@
 // their symbolized stacks, and each trace's live-bytes curve (computeStats keeps it).
 #include <filesystem>
 
-#include "diff_model.hpp"
-#include "diff_sites.hpp"
-#include "error.hpp"
-#include "site_report.hpp"
-#include "trace_stats.hpp"
+#include "diff/diff_model.hpp"
+#include "diff/diff_sites.hpp"
+#include "support/error.hpp"
+#include "tracetools/site_report.hpp"
+#include "tracetools/trace_stats.hpp"
 
 namespace strata::diff {
 namespace {

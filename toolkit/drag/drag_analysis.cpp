@@ -5,7 +5,7 @@
 // objects last used there are stamped with the clock, which gives their areas and drag, and
 // leave the ideal curve. Memory: the live ids (first pass), sort runs and fixed buffers,
 // the curve's points and a slot per site.
-#include "drag_analysis.hpp"
+#include "drag/drag_analysis.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -15,11 +15,11 @@
 #include <cstring>
 #include <limits>
 
-#include "drag_objects.hpp"
+#include "drag/drag_objects.hpp"
 #include "strata/trace/reader.hpp"
-#include "trace_error.hpp"
+#include "tracetools/trace_error.hpp"
 
-namespace strata::tracetools {
+namespace strata::drag {
 namespace {
 
 using trace::Event;
@@ -71,7 +71,7 @@ class CurvePass {
   }
 
   // The sites read: frames and modules, with each site's objects and bytes.
-  void setSites(SiteStats s) {
+  void setSites(tracetools::SiteStats s) {
     for (std::uint64_t id = 0; id < r_.siteDrag.size() && id < s.bySite.size(); ++id) {
       s.bySite[id].allocations = r_.siteDrag[id].objects;
       s.bySite[id].bytes = r_.siteDrag[id].bytes;
@@ -165,11 +165,11 @@ DragResult analyzeDrag(const std::string& tracePath, const LastUseData& lastUse,
   std::uint64_t seq = 0;
   while ((s = reader.next(e)) == trace::ReadStatus::Event && seq < r.events) pass.apply(e, seq++);
   if (s == trace::ReadStatus::Error)
-    throw traceError(tracePath, reader.error());
+    throw tracetools::traceError(tracePath, reader.error());
   if (s == trace::ReadStatus::Event || seq != r.events)
     throw support::Error(tracePath + ": the trace changed while it was analysed");
   pass.finish();
-  pass.setSites(SiteTally{}.finish(reader.hasSites(), reader.sites()));
+  pass.setSites(tracetools::SiteTally{}.finish(reader.hasSites(), reader.sites()));
   return r;
 }
 
@@ -183,4 +183,4 @@ std::vector<SiteDrag> topDragSites(const DragResult& r, std::size_t k) {
   return out;
 }
 
-}  // namespace strata::tracetools
+}  // namespace strata::drag

@@ -22,12 +22,12 @@
 #include <string>
 #include <vector>
 
-#include "drag_last_use.hpp"
-#include "site_stats.hpp"
+#include "drag/drag_last_use.hpp"
+#include "tracetools/site_stats.hpp"
 #include "strata/trace/format.hpp"
-#include "error.hpp"
+#include "support/error.hpp"
 
-namespace strata::tracetools {
+namespace strata::drag {
 
 // What an id of the trace is.
 enum class DragFamily : std::uint8_t {
@@ -114,7 +114,7 @@ struct DragResult {
   // Sites (a trace with the SITES flag): the frames and modules (sites.bySite holds each
   // site's objects and bytes; its peak figures are left 0), and the drag by site (index = site
   // id; [0] = unknown site).
-  SiteStats sites;
+  tracetools::SiteStats sites;
   std::vector<SiteDrag> siteDrag;
   // What the analysis held: the most ids (objects and reaps) live at once, and the sorted runs
   // its external sorts wrote to disk (0: everything was sorted in memory).
@@ -138,4 +138,4 @@ DragResult analyzeDrag(const std::string& tracePath, const LastUseData& lastUse,
 // The `k` sites with the largest drag (ties: the lower id), sites with no drag left out.
 std::vector<SiteDrag> topDragSites(const DragResult& r, std::size_t k);
 
-}  // namespace strata::tracetools
+}  // namespace strata::drag

@@ -3,7 +3,7 @@
 // trace, writes the early releases after each last-use event as the sorted records come, and
 // drops the releases and touches of early-released objects that came later (those objects are
 // kept in a map until their end in the original, a heap of end seqs says when they leave).
-#include "drag_ideal_trace.hpp"
+#include "drag/drag_ideal_trace.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -18,12 +18,12 @@
 #include <unordered_map>
 #include <vector>
 
-#include "drag_objects.hpp"
+#include "drag/drag_objects.hpp"
 #include "strata/trace/reader.hpp"
-#include "trace_file.hpp"
-#include "trace_error.hpp"
+#include "tracetools/trace_file.hpp"
+#include "tracetools/trace_error.hpp"
 
-namespace strata::tracetools {
+namespace strata::drag {
 namespace {
 
 using trace::Event;
@@ -48,7 +48,7 @@ class IdealWriter {
   template <class Reader>
   void apply(const Event& e, std::uint64_t seq, const Reader& reader) {
     if (!out_) {
-      out_.emplace(outPath_, reader.hasSites() ? WithSites::Yes : WithSites::No);
+      out_.emplace(outPath_, reader.hasSites() ? tracetools::WithSites::Yes : tracetools::WithSites::No);
       if (reader.program().pid != 0 || reader.program().path[0] != '\0')
         out_->program(reader.program());
     }
@@ -134,7 +134,7 @@ class IdealWriter {
 
   DragObjectPass& objects_;
   std::string outPath_;
-  std::optional<TraceFile> out_;  // opened at the first event, when the sites flag is known
+  std::optional<tracetools::TraceFile> out_;  // opened at the first event, when the sites flag is known
   DragObjectRecord use_;
   bool haveUse_ = false;
   std::unordered_map<std::uint64_t, Early> early_;  // released early, not yet ended
@@ -165,11 +165,11 @@ IdealTraceCounts writeIdealTrace(const std::string& tracePath, const LastUseData
     w.apply(e, seq++, reader);
   }
   if (s == trace::ReadStatus::Error)
-    throw traceError(tracePath, reader.error());
+    throw tracetools::traceError(tracePath, reader.error());
   if (s == trace::ReadStatus::Event || seq != analysis.events)
     throw support::Error(tracePath + ": not the trace that was analysed (" +
                              std::to_string(analysis.events) + " events expected)");
   return w.finish(reader);
 }
 
-}  // namespace strata::tracetools
+}  // namespace strata::drag

@@ -25,9 +25,9 @@
 #include <cstdint>
 #include <string>
 
-#include "drag_analysis.hpp"
+#include "drag/drag_analysis.hpp"
 
-namespace strata::tracetools {
+namespace strata::drag {
 
 struct IdealTraceCounts {
   std::uint64_t events = 0;            // events written
@@ -45,4 +45,4 @@ IdealTraceCounts writeIdealTrace(const std::string& tracePath, const LastUseData
                                  const DragResult& analysis, const std::string& outPath,
                                  const DragOptions& options = {});
 
-}  // namespace strata::tracetools
+}  // namespace strata::drag

@@ -1,17 +1,16 @@
 // `strata drag`'s drag.json and the top sites it shares with the text report (drag_json.hpp).
-#include "drag_json.hpp"
+#include "drag/drag_json.hpp"
 
 #include <cmath>
 #include <cstdio>
 
-#include "json.hpp"
-#include "site_report.hpp"
+#include "support/json.hpp"
+#include "tracetools/site_report.hpp"
 
-namespace strata::cli {
+namespace strata::drag {
 namespace {
 
 using support::jsonString;
-using tracetools::DragResult;
 
 // A number as JSON: finite with full precision, else null (JSON has no infinity).
 std::string number(double v) { return support::jsonNumber(v); }
@@ -63,7 +62,7 @@ std::string frameJson(const tracetools::SourceFrame& f) {
 std::string sitesJson(const DragResult& r, const SymbolizedSites& sites) {
   std::string j = "[";
   for (std::size_t i = 0; i < sites.sites.size(); ++i) {
-    const tracetools::SiteDrag& s = sites.sites[i];
+    const SiteDrag& s = sites.sites[i];
     j += std::string(i ? ", " : "") + "{\"site\": " + std::to_string(s.site) +
          ", \"drag\": " + number(s.drag) + ", \"share_percent\": " + number(sharePercent(r, s)) +
          ", \"bytes\": " + std::to_string(s.bytes) + ", \"objects\": " + std::to_string(s.objects) +
@@ -80,19 +79,19 @@ std::string sitesJson(const DragResult& r, const SymbolizedSites& sites) {
 SymbolizedSites symbolizeTopSites(const DragResult& r, std::size_t top) {
   SymbolizedSites out;
   if (!r.sites.present) return out;
-  out.sites = tracetools::topDragSites(r, top);
+  out.sites = topDragSites(r, top);
   // The frames shown of a site: its innermost ones, as `strata stats --sites` shows them.
   const auto depthOf = [&](std::uint64_t site) {
     return site < r.sites.frames.size() ? tracetools::shownFrames(r.sites, site) : 0;
   };
   std::vector<std::uint64_t> addresses;
-  for (const tracetools::SiteDrag& s : out.sites)
+  for (const SiteDrag& s : out.sites)
     for (std::size_t k = 0; k < depthOf(s.site); ++k)
       addresses.push_back(r.sites.frames[s.site][k]);
   tracetools::Symbolizer symbolizer(r.sites.modules);
   const std::vector<tracetools::SourceFrame> frames = symbolizer.resolve(addresses);
   std::size_t next = 0;
-  for (const tracetools::SiteDrag& s : out.sites) {
+  for (const SiteDrag& s : out.sites) {
     const std::size_t depth = depthOf(s.site);
     out.stacks.emplace_back(frames.begin() + static_cast<long>(next),
                             frames.begin() + static_cast<long>(next + depth));
@@ -102,7 +101,7 @@ SymbolizedSites symbolizeTopSites(const DragResult& r, std::size_t top) {
   return out;
 }
 
-double sharePercent(const DragResult& r, const tracetools::SiteDrag& s) {
+double sharePercent(const DragResult& r, const SiteDrag& s) {
   const double excess = r.actualArea - r.idealArea;
   return excess > 0 ? 100.0 * s.drag / excess : 0.0;
 }
@@ -123,4 +122,4 @@ std::string dragJson(const DragRunFacts& facts, const std::vector<DragProcess>& 
   return j + "}\n";
 }
 
-}  // namespace strata::cli
+}  // namespace strata::drag

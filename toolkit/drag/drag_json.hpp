@@ -21,28 +21,28 @@
 #include <string>
 #include <vector>
 
-#include "drag_report.hpp"
-#include "symbolize.hpp"
+#include "drag/drag_report.hpp"
+#include "tracetools/symbolize.hpp"
 
-namespace strata::cli {
+namespace strata::drag {
 
 // The top sites by drag, each with the frames the report shows, symbolized.
 struct SymbolizedSites {
-  std::vector<tracetools::SiteDrag> sites;
+  std::vector<SiteDrag> sites;
   std::vector<std::vector<tracetools::SourceFrame>> stacks;  // per site, innermost first
   std::vector<std::string> warnings;                         // the symbolizer's
 };
 // Empty when the trace has no sites.
-SymbolizedSites symbolizeTopSites(const tracetools::DragResult& r, std::size_t top);
+SymbolizedSites symbolizeTopSites(const DragResult& r, std::size_t top);
 
 // The notes said before the figures: the run's own, then what the analysis could not cover.
 std::vector<std::string> reportNotes(const DragRunFacts& facts, const DragProcess& shown);
 
 // A site's share of all the drag (memory held after last use), in percent.
-double sharePercent(const tracetools::DragResult& r, const tracetools::SiteDrag& s);
+double sharePercent(const DragResult& r, const SiteDrag& s);
 
 // The document drag.json holds.
 std::string dragJson(const DragRunFacts& facts, const std::vector<DragProcess>& processes,
                      const DragProcess& shown, const SymbolizedSites& sites);
 
-}  // namespace strata::cli
+}  // namespace strata::drag

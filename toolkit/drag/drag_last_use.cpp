@@ -1,7 +1,7 @@
 // Reading the last-use file (drag_last_use.hpp): a parser fed the file in blocks, so a file is
 // never held whole; whole 24-byte units are decoded as they complete, a partial one is carried
-// to the next block, and each record goes to a callback rather than into memory. Layout: toolkit/protocol/include/strata/drag/protocol.h.
-#include "drag_last_use.hpp"
+// to the next block, and each record goes to a callback rather than into memory. Layout: toolkit/protocol/include/strata/protocol/drag.h.
+#include "drag/drag_last_use.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -10,10 +10,10 @@
 #include <cerrno>
 #include <cstring>
 
-#include "strata/drag/protocol.h"
-#include "error.hpp"
+#include "strata/protocol/drag.h"
+#include "support/error.hpp"
 
-namespace strata::tracetools {
+namespace strata::drag {
 namespace {
 
 constexpr std::size_t kWord = 8;
@@ -161,4 +161,4 @@ std::string lastUseError(const LastUseData& data, const std::string& what) {
   return data.path.empty() ? what : data.path + ": " + what;
 }
 
-}  // namespace strata::tracetools
+}  // namespace strata::drag

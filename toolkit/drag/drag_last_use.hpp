@@ -1,4 +1,4 @@
-// The last-use file of `strata drag` (toolkit/protocol/include/strata/drag/protocol.h): for each object the
+// The last-use file of `strata drag` (toolkit/protocol/include/strata/protocol/drag.h): for each object the
 // trace event after which the program last touched it and the event that ended it, as the
 // drag tool wrote them. A file cut short (a run killed outright) is read up to its last whole
 // record and flagged incomplete; a malformed one is an error naming the byte offset at fault.
@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "error.hpp"
+#include "support/error.hpp"
 
-namespace strata::tracetools {
+namespace strata::drag {
 
 // One object's record. Seqs count every event of the trace from 0; release is
 // kLastUseAtExit for an object still live when the program ended.
@@ -63,4 +63,4 @@ void forEachLastUseRecord(const LastUseData& data,
 // "PATH: WHAT" for an error about `data`'s file, or WHAT when it was read from memory.
 std::string lastUseError(const LastUseData& data, const std::string& what);
 
-}  // namespace strata::tracetools
+}  // namespace strata::drag

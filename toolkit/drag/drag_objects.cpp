@@ -3,7 +3,7 @@
 // increasing order), its last use is clamped there, and its results are written out when it
 // ends: at its release or realloc, at the reap_clear / reap_destroy that frees its reap (each
 // live reap keeps the set of its live members, objects and reaps), or at the end of the trace.
-#include "drag_objects.hpp"
+#include "drag/drag_objects.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "strata/trace/reader.hpp"
-#include "trace_error.hpp"
+#include "tracetools/trace_error.hpp"
 
-namespace strata::tracetools {
+namespace strata::drag {
 namespace {
 
 using trace::Event;
@@ -49,9 +49,9 @@ class ObjectPass {
     forEachLastUseRecord(lu, [this](const LastUseRecord& r) { ids_.push(r); });
     ids_.finish();
     advance();
-    out.byLastUse = std::make_unique<ExternalSorter<DragObjectRecord, DragByLastUse>>(
+    out.byLastUse = std::make_unique<tracetools::ExternalSorter<DragObjectRecord, DragByLastUse>>(
         options.tempDir, options.sortRunRecords);
-    out.ends = std::make_unique<SpillFile>(tempDirOr(options.tempDir));
+    out.ends = std::make_unique<tracetools::SpillFile>(tracetools::tempDirOr(options.tempDir));
   }
 
   // Applies event `seq`: its ends, then its creation.
@@ -241,7 +241,7 @@ class ObjectPass {
 
   const LastUseData& lu_;
   DragObjectPass& out_;
-  ExternalSorter<LastUseRecord, ById> ids_;
+  tracetools::ExternalSorter<LastUseRecord, ById> ids_;
   LastUseRecord cur_;
   bool have_ = false;
   std::unordered_map<std::uint64_t, Live> live_;
@@ -274,7 +274,7 @@ DragObjectPass runDragObjectPass(const std::string& tracePath, const LastUseData
   std::uint64_t seq = 0;
   while ((s = reader.next(e)) == trace::ReadStatus::Event) pass.apply(e, seq++);
   if (s == trace::ReadStatus::Error)
-    throw traceError(tracePath, reader.error());
+    throw tracetools::traceError(tracePath, reader.error());
   if (out.objectCount == 0)
     throw NothingAllocated(tracePath + ": the program allocated nothing (the trace creates "
                                          "no object), so it has no drag");
@@ -285,4 +285,4 @@ DragObjectPass runDragObjectPass(const std::string& tracePath, const LastUseData
   return out;
 }
 
-}  // namespace strata::tracetools
+}  // namespace strata::drag

@@ -12,12 +12,12 @@
 #include <memory>
 #include <string>
 
-#include "drag_analysis.hpp"
-#include "drag_last_use.hpp"
-#include "external_sort.hpp"
+#include "drag/drag_analysis.hpp"
+#include "drag/drag_last_use.hpp"
+#include "tracetools/external_sort.hpp"
 #include "strata/trace/reader.hpp"
 
-namespace strata::tracetools {
+namespace strata::drag {
 
 // One object's results as written out (clocks are allocation time, seqs trace events).
 struct DragObjectRecord {
@@ -49,9 +49,9 @@ struct DragObjectPass {
   std::uint64_t peakLiveIds = 0, sortRuns = 0;
   bool traceComplete = false;
   // Every object, by last use (ties by id); then finish()ed, ready to read.
-  std::unique_ptr<ExternalSorter<DragObjectRecord, DragByLastUse>> byLastUse;
+  std::unique_ptr<tracetools::ExternalSorter<DragObjectRecord, DragByLastUse>> byLastUse;
   // The objects that ended before the trace did, in end order; rewound, ready to read.
-  std::unique_ptr<SpillFile> ends;
+  std::unique_ptr<tracetools::SpillFile> ends;
 };
 
 // A trace opened for one of the passes: its reader, the file closed when it goes. Throws
@@ -73,4 +73,4 @@ class DragTraceInput {
 DragObjectPass runDragObjectPass(const std::string& tracePath, const LastUseData& lastUse,
                                  const DragOptions& options);
 
-}  // namespace strata::tracetools
+}  // namespace strata::drag

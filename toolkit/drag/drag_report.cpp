@@ -1,5 +1,5 @@
 // `strata drag`'s report, curves and plot (drag_report.hpp).
-#include "drag_report.hpp"
+#include "drag/drag_report.hpp"
 
 #include <cinttypes>
 #include <cmath>
@@ -8,17 +8,16 @@
 #include <optional>
 #include <string>
 
-#include "drag_json.hpp"
-#include "error.hpp"
-#include "process.hpp"
-#include "helpers.hpp"
-#include "python.hpp"
+#include "drag/drag_json.hpp"
+#include "support/error.hpp"
+#include "support/process.hpp"
+#include "support/helpers.hpp"
+#include "support/python.hpp"
 
-namespace strata::cli {
+namespace strata::drag {
 namespace {
 
 namespace fs = std::filesystem;
-using tracetools::DragResult;
 
 // "12,345 B (12.1 KiB)" style: bytes exactly, and a readable size beside large ones.
 std::string bytesText(std::uint64_t b) {
@@ -48,7 +47,7 @@ std::string sitesTable(const DragResult& r, const SymbolizedSites& top) {
   std::string out = "\ntop " + std::to_string(top.sites.size()) +
                     " sites by drag (memory held after last use, as a share of all of it):\n";
   for (std::size_t i = 0; i < top.sites.size(); ++i) {
-    const tracetools::SiteDrag& s = top.sites[i];
+    const SiteDrag& s = top.sites[i];
     out += "  site " + std::to_string(s.site) + ": " + format("%.1f%%", sharePercent(r, s)) +
            " of the drag, " + bytesText(s.bytes) + " in " + std::to_string(s.objects) +
            " objects\n";
@@ -88,7 +87,7 @@ std::string processTable(const std::vector<DragProcess>& processes, const DragPr
 }
 
 std::string reportText(const DragRunFacts& f, const std::vector<DragProcess>& processes,
-                       const DragProcess& shown, const tracetools::IdealTraceCounts& ideal,
+                       const DragProcess& shown, const IdealTraceCounts& ideal,
                        const SymbolizedSites& top) {
   const DragResult& r = shown.result;
   std::string out = "strata drag: " + f.command + "\n";
@@ -122,14 +121,14 @@ std::string reportText(const DragRunFacts& f, const std::vector<DragProcess>& pr
 bool writeCurves(const fs::path& path, const DragResult& r) {
   std::ofstream out(path);
   out << "allocated_bytes,live_bytes,ideal_live_bytes\n";
-  for (const tracetools::DragPoint& p : r.curve)
+  for (const DragPoint& p : r.curve)
     out << p.clock << ',' << p.actualBytes << ',' << p.idealBytes << '\n';
   return static_cast<bool>(out.flush());
 }
 
 // Draws drag.png and drag.svg with drag_plot.py; a note on stderr when it cannot.
 void drawPlot(const fs::path& dir) {
-  const std::optional<std::string> python = findPython();
+  const std::optional<std::string> python = support::findPython();
   if (!python) {
     std::fprintf(stderr, "strata drag: the plot needs python3-matplotlib (apt-get install "
                  "python3-matplotlib); the curves are in %s\n", (dir / "curves.csv").c_str());
@@ -165,7 +164,7 @@ std::vector<std::string> reportNotes(const DragRunFacts& f, const DragProcess& s
 }
 
 void writeDragReport(const DragRunFacts& facts, const std::vector<DragProcess>& processes,
-                    const DragProcess& shown, const tracetools::IdealTraceCounts& ideal) {
+                    const DragProcess& shown, const IdealTraceCounts& ideal) {
   const DragResult& r = shown.result;
   const SymbolizedSites top = symbolizeTopSites(r, facts.top);
   const std::string text = reportText(facts, processes, shown, ideal, top);
@@ -180,4 +179,4 @@ void writeDragReport(const DragRunFacts& facts, const std::vector<DragProcess>& 
   drawPlot(facts.dir);
 }
 
-}  // namespace strata::cli
+}  // namespace strata::drag

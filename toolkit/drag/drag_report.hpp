@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "drag_analysis.hpp"
-#include "drag_ideal_trace.hpp"
-#include "drag_last_use.hpp"
+#include "drag/drag_analysis.hpp"
+#include "drag/drag_ideal_trace.hpp"
+#include "drag/drag_last_use.hpp"
 
-namespace strata::cli {
+namespace strata::drag {
 
 // How the run went, for the report.
 struct DragRunFacts {
@@ -30,8 +30,8 @@ struct DragProcess {
   long pid = 0;
   std::string program;
   bool analysed = false;
-  tracetools::LastUseData lastUse;
-  tracetools::DragResult result;
+  LastUseData lastUse;
+  DragResult result;
 };
 
 // Writes the report (stdout and DIR/report.txt): a line per analysed process when there are
@@ -39,6 +39,6 @@ struct DragProcess {
 // DIR/curves.csv and the plot of `shown`. Throws support::Error "cannot write to DIR" when a file cannot be written
 // (a missing plotter is a note on stderr, not a failure).
 void writeDragReport(const DragRunFacts& facts, const std::vector<DragProcess>& processes,
-                    const DragProcess& shown, const tracetools::IdealTraceCounts& ideal);
+                    const DragProcess& shown, const IdealTraceCounts& ideal);
 
-}  // namespace strata::cli
+}  // namespace strata::drag

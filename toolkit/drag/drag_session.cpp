@@ -1,5 +1,5 @@
 // `strata drag`'s run (drag_session.hpp).
-#include "drag_session.hpp"
+#include "drag/drag_session.hpp"
 
 #include <unistd.h>
 
@@ -7,19 +7,19 @@
 #include <cstring>
 #include <exception>
 
-#include "drag_analysis.hpp"
-#include "drag_ideal_trace.hpp"
-#include "drag_last_use.hpp"
-#include "error.hpp"
-#include "helpers.hpp"
-#include "record_session.hpp"
-#include "strata/record/environment.hpp"
-#include "trace_files.hpp"
+#include "drag/drag_analysis.hpp"
+#include "drag/drag_ideal_trace.hpp"
+#include "drag/drag_last_use.hpp"
+#include "support/error.hpp"
+#include "support/helpers.hpp"
+#include "record/record_session.hpp"
+#include "strata/protocol/recorder_environment.hpp"
+#include "tracetools/trace_files.hpp"
 
 namespace strata::drag {
 
 namespace fs = std::filesystem;
-namespace env = record::env;
+namespace env = protocol::env;
 
 namespace {
 
@@ -76,15 +76,15 @@ support::ProcessResult runUnderTool(const DragRequest& request, const DragSetup&
   return ran;
 }
 
-std::vector<cli::DragProcess> tracesWritten(const cli::DragRunFacts& facts) {
+std::vector<DragProcess> tracesWritten(const DragRunFacts& facts) {
   const std::string main = (facts.dir / "program.trace").string();
   std::vector<std::string> files;
   if (fs::exists(main)) files.push_back(main);
-  for (const std::string& child : record::childTraces(main)) files.push_back(child);
-  std::vector<cli::DragProcess> out;
+  for (const std::string& child : trace::childTraces(main)) files.push_back(child);
+  std::vector<DragProcess> out;
   for (const std::string& file : files) {
-    const cli::TraceProgram program = cli::readTraceProgram(file);
-    cli::DragProcess p;
+    const tracetools::TraceProgram program = tracetools::readTraceProgram(file);
+    DragProcess p;
     p.trace = file;
     p.pid = program.pid;
     p.program = program.path;
@@ -97,24 +97,24 @@ std::vector<cli::DragProcess> tracesWritten(const cli::DragRunFacts& facts) {
   return out;
 }
 
-void analyse(cli::DragRunFacts& facts, std::vector<cli::DragProcess>& processes) {
-  const cli::DragProcess* best = nullptr;
+void analyse(DragRunFacts& facts, std::vector<DragProcess>& processes) {
+  const DragProcess* best = nullptr;
   std::size_t skippedNoTool = 0, skippedNothing = 0;
   std::string firstError;
-  tracetools::DragOptions options;
+  DragOptions options;
   options.tempDir = facts.dir.string();  // the sorts' temporary files, removed when done
-  for (cli::DragProcess& p : processes) {
+  for (DragProcess& p : processes) {
     const std::string lastUse = DragRun::lastUseFile(facts.dir, p.pid);
     if (!fs::exists(lastUse)) {  // a fork child that did not exec, or not under Valgrind
       ++skippedNoTool;
       continue;
     }
     try {
-      p.lastUse = tracetools::readLastUseFile(lastUse);
-      p.result = tracetools::analyzeDrag(p.trace, p.lastUse, options);
+      p.lastUse = readLastUseFile(lastUse);
+      p.result = analyzeDrag(p.trace, p.lastUse, options);
       p.analysed = true;
       if (best == nullptr || p.result.finalClock > best->result.finalClock) best = &p;
-    } catch (const tracetools::NothingAllocated&) {
+    } catch (const NothingAllocated&) {
       ++skippedNothing;
     } catch (const std::exception& e) {
       if (firstError.empty()) firstError = e.what();
@@ -130,7 +130,7 @@ void analyse(cli::DragRunFacts& facts, std::vector<cli::DragProcess>& processes)
   if (skippedNoTool != 0)
     facts.notes.push_back(std::to_string(skippedNoTool) + " processes were not analysed (forked "
                           "without exec: their objects are the parent's)");
-  const tracetools::IdealTraceCounts ideal = tracetools::writeIdealTrace(
+  const IdealTraceCounts ideal = writeIdealTrace(
       best->trace, best->lastUse, best->result, facts.dir / "ideal.trace", options);
   writeDragReport(facts, processes, *best, ideal);
 }

@@ -1,6 +1,6 @@
 // `strata drag`'s run, apart from parsing and rendering: the command checked, the recorder
 // and the Valgrind tool found, the output directory made ready, the command run under the
-// tool with the recorder preloaded (strata/record/environment.hpp says how the recorder is
+// tool with the recorder preloaded (strata/protocol/recorder_environment.hpp says how the recorder is
 // told), the traces it wrote, and their analysis written as the report (drag_report.hpp).
 // Failures are support::Error with `strata drag`'s exit statuses.
 #pragma once
@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "drag_report.hpp"
-#include "process.hpp"
-#include "valgrind_run.hpp"
+#include "drag/drag_report.hpp"
+#include "support/process.hpp"
+#include "drag/valgrind_run.hpp"
 
 namespace strata::drag {
 
@@ -40,11 +40,11 @@ support::ProcessResult runUnderTool(const DragRequest& request, const DragSetup&
 // The traces the run wrote: program.trace (the command's process), then program.trace.<pid>
 // (every other process) in pid order, each with the process its program chunk names. Throws
 // support::Error when there are none (the recorder did not start).
-std::vector<cli::DragProcess> tracesWritten(const cli::DragRunFacts& facts);
+std::vector<DragProcess> tracesWritten(const DragRunFacts& facts);
 
 // Analyses each process that ran under the tool; the one that allocated the most gets the
 // full report, the curves and the ideal trace. Throws support::Error when no process could be
 // analysed.
-void analyse(cli::DragRunFacts& facts, std::vector<cli::DragProcess>& processes);
+void analyse(DragRunFacts& facts, std::vector<DragProcess>& processes);
 
 }  // namespace strata::drag

@@ -1,5 +1,5 @@
 // Running a command under Valgrind with the drag tool (valgrind_run.hpp).
-#include "valgrind_run.hpp"
+#include "drag/valgrind_run.hpp"
 
 #include <dirent.h>
 #include <limits.h>
@@ -11,7 +11,7 @@
 #include <cstring>
 #include <utility>
 
-#include "process.hpp"
+#include "support/process.hpp"
 
 namespace strata::drag {
 namespace {

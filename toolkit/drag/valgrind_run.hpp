@@ -9,11 +9,11 @@
 #include <utility>
 #include <vector>
 
-#include "strata/drag/protocol.h"
+#include "strata/protocol/drag.h"
 
 namespace strata::drag {
 
-// The tool's name for --tool= (strata/drag/protocol.h), and its file name, which Valgrind
+// The tool's name for --tool= (strata/protocol/drag.h), and its file name, which Valgrind
 // derives from the name and the platform.
 inline constexpr const char* kToolName = STRATA_DRAG_TOOL_NAME;
 inline constexpr const char* kToolFile = STRATA_DRAG_TOOL_NAME "-amd64-linux";

@@ -1,5 +1,5 @@
 // `strata record`'s work outside the recorder (record_session.hpp).
-#include "record_session.hpp"
+#include "record/record_session.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -9,13 +9,17 @@
 #include <cerrno>
 #include <cstring>
 
-#include "error.hpp"
-#include "helpers.hpp"
-#include "strata/record/environment.hpp"
+#include "support/error.hpp"
+#include "support/helpers.hpp"
+#include "strata/protocol/recorder_environment.hpp"
 #include "strata/trace/reader.hpp"
-#include "trace_names.hpp"
+#include "strata/trace/names.hpp"
 
 namespace strata::record {
+
+namespace env = protocol::env;
+using trace::childTraces;
+using trace::pidSuffix;
 namespace {
 
 // Whether `path` holds data and was modified at or after `since` (this run wrote it).

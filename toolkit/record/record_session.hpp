@@ -1,6 +1,6 @@
 // `strata record`'s work, outside the recorder itself (which runs inside the recorded program
 // and is libstrata-record.so): finding the recorder, the environment that drives it
-// (strata/record/environment.hpp), running the command under it through the one launcher
+// (strata/protocol/recorder_environment.hpp), running the command under it through the one launcher
 // (support::runChild), and finding and reading back the traces the run wrote. The command
 // (toolkit/cli/record.cpp) parses the arguments and renders what this returns.
 #pragma once
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "process.hpp"
+#include "support/process.hpp"
 
 namespace strata::record {
 

@@ -1,5 +1,5 @@
 // The known allocators and where their libraries are (see allocator_registry.hpp).
-#include "allocator_registry.hpp"
+#include "registry/allocator_registry.hpp"
 
 #include <dlfcn.h>
 #include <gnu/libc-version.h>
@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "helpers.hpp"
+#include "support/helpers.hpp"
 
 namespace strata::registry {
 namespace {

@@ -1,5 +1,5 @@
 // Allocator specs: parsing, resolving and probing (see allocator_spec.hpp).
-#include "allocator_spec.hpp"
+#include "registry/allocator_spec.hpp"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,11 +11,11 @@
 #include <mutex>
 #include <sstream>
 
-#include "error.hpp"
-#include "files.hpp"
-#include "helpers.hpp"
-#include "proc.hpp"
-#include "process.hpp"
+#include "support/error.hpp"
+#include "support/files.hpp"
+#include "support/helpers.hpp"
+#include "support/proc.hpp"
+#include "support/process.hpp"
 
 namespace strata::registry {
 namespace {

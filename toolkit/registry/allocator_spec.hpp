@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "allocator_registry.hpp"
+#include "registry/allocator_registry.hpp"
 
 namespace strata::registry {
 

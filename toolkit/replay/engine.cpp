@@ -7,7 +7,7 @@
 // window; the replay threads; the heap at the start; window after window, the heap sampled
 // after each; the threads stopped; the end-of-run figures; what the trace left live freed; the
 // result.
-#include "engine.hpp"
+#include "replay/engine.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -21,13 +21,13 @@
 #include <string>
 #include <thread>
 
-#include "lifecycle.hpp"
-#include "measure.hpp"
-#include "own_memory.hpp"
-#include "plan.hpp"
-#include "pool.hpp"
-#include "replay_loop.hpp"
-#include "scan.hpp"
+#include "replay/lifecycle.hpp"
+#include "replay/measure.hpp"
+#include "replay/own_memory.hpp"
+#include "replay/plan.hpp"
+#include "replay/pool.hpp"
+#include "replay/replay_loop.hpp"
+#include "replay/scan.hpp"
 
 namespace strata::replay {
 namespace {

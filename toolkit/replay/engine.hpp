@@ -9,7 +9,7 @@
 #include <optional>
 #include <string>
 
-#include "replay_result.hpp"
+#include "replay/replay_result.hpp"
 
 namespace strata::replay {
 

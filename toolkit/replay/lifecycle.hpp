@@ -13,8 +13,8 @@
 #include <cstring>
 #include <string>
 
-#include "plan.hpp"
-#include "replay_loop.hpp"
+#include "replay/plan.hpp"
+#include "replay/replay_loop.hpp"
 
 namespace strata::replay::detail {
 

@@ -1,5 +1,5 @@
 // Process measurements for the replay (measure.hpp).
-#include "measure.hpp"
+#include "replay/measure.hpp"
 
 #include <time.h>
 
@@ -8,8 +8,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "own_memory.hpp"
-#include "process.hpp"
+#include "replay/own_memory.hpp"
+#include "support/process.hpp"
 
 namespace strata::replay {
 

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "proc.hpp"
+#include "support/proc.hpp"
 
 namespace strata::replay {
 

@@ -1,7 +1,7 @@
 // The replayer's own memory (own_memory.hpp): mmap for large requests, power-of-two size
 // classes carved from mapped chunks for small ones (reap bookkeeping, short vectors), and a
 // registry of every mapping so their resident bytes can be counted with mincore.
-#include "own_memory.hpp"
+#include "replay/own_memory.hpp"
 
 #include <sys/mman.h>
 #include <unistd.h>

@@ -22,9 +22,9 @@
 #include <utility>
 #include <vector>
 
-#include "own_memory.hpp"
-#include "plan_op.hpp"
-#include "scan.hpp"
+#include "replay/own_memory.hpp"
+#include "replay/plan_op.hpp"
+#include "replay/scan.hpp"
 #include "strata/trace/format.hpp"
 #include "strata/trace/reader.hpp"
 

@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "own_memory.hpp"
+#include "replay/own_memory.hpp"
 
 namespace strata::replay {
 

@@ -7,8 +7,8 @@
 #include <thread>
 #include <vector>
 
-#include "plan.hpp"
-#include "replay_loop.hpp"
+#include "replay/plan.hpp"
+#include "replay/replay_loop.hpp"
 
 namespace strata::replay::detail {
 

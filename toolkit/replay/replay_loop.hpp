@@ -15,9 +15,9 @@
 #include <iterator>
 #include <new>
 
-#include "allocator_calls.hpp"
-#include "engine.hpp"
-#include "plan.hpp"
+#include "replay/allocator_calls.hpp"
+#include "replay/engine.hpp"
+#include "replay/plan.hpp"
 
 namespace strata::replay::detail {
 

@@ -1,7 +1,7 @@
 // The result types' names at the edges (replay_result.hpp) and the files that carry a result
 // from strata-replayer to its parent (result_file.hpp): one list of figures, kFigures, that
 // the result file and the JSON both follow.
-#include "replay_result.hpp"
+#include "replay/replay_result.hpp"
 
 #include <cerrno>
 #include <cmath>
@@ -11,8 +11,8 @@
 #include <iterator>
 #include <sstream>
 
-#include "json.hpp"
-#include "result_file.hpp"
+#include "support/json.hpp"
+#include "replay/result_file.hpp"
 
 namespace strata::replay {
 namespace {

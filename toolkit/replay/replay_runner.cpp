@@ -1,6 +1,6 @@
 // runReplay(): one replay in a strata-replayer child process under the allocator's
 // LD_PRELOAD, its result read back from the files the child writes (result_file.hpp).
-#include "replay_runner.hpp"
+#include "replay/replay_runner.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -11,11 +11,11 @@
 #include <cstring>
 #include <optional>
 
-#include "error.hpp"
-#include "helpers.hpp"
-#include "measure.hpp"
-#include "process.hpp"
-#include "result_file.hpp"
+#include "support/error.hpp"
+#include "support/helpers.hpp"
+#include "replay/measure.hpp"
+#include "support/process.hpp"
+#include "replay/result_file.hpp"
 #include "strata/trace/reader.hpp"
 
 namespace strata::replay {

@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <string>
 
-#include "allocator_spec.hpp"
-#include "replay_result.hpp"
+#include "registry/allocator_spec.hpp"
+#include "replay/replay_result.hpp"
 
 namespace strata::replay {
 

@@ -23,9 +23,9 @@
 #include <string>
 #include <string_view>
 
-#include "engine.hpp"
-#include "measure.hpp"
-#include "result_file.hpp"
+#include "replay/engine.hpp"
+#include "replay/measure.hpp"
+#include "replay/result_file.hpp"
 
 namespace {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "replay_result.hpp"
+#include "replay/replay_result.hpp"
 
 namespace strata::replay {
 

@@ -14,7 +14,7 @@
 #include <optional>
 #include <string>
 
-#include "own_memory.hpp"
+#include "replay/own_memory.hpp"
 #include "strata/trace/reader.hpp"
 
 namespace strata::replay {

@@ -1,12 +1,12 @@
 // The CSV files of a result folder (csv_table.hpp): strict parsing, and downsampling that
 // keeps every column's extremes so no peak is lost on the page.
-#include "csv_table.hpp"
+#include "report/csv_table.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 
-#include "error.hpp"
+#include "support/error.hpp"
 
 namespace strata::report {
 namespace {

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "json_value.hpp"
+#include "support/json_value.hpp"
 
 namespace strata::report {
 

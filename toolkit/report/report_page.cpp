@@ -1,10 +1,10 @@
 // report.html's bundle and page (report_page.hpp).
-#include "report_page.hpp"
+#include "report/report_page.hpp"
 
 #include <algorithm>
 #include <array>
 
-#include "error.hpp"
+#include "support/error.hpp"
 
 #ifndef STRATA_VERSION_TEXT
 #define STRATA_VERSION_TEXT "unknown"

@@ -5,9 +5,9 @@
 #include <string>
 #include <string_view>
 
-#include "json_value.hpp"
-#include "result_folder.hpp"
-#include "web_assets.hpp"
+#include "support/json_value.hpp"
+#include "report/result_folder.hpp"
+#include "report/web_assets.hpp"
 
 namespace strata::report {
 

@@ -1,8 +1,8 @@
 // report.html written (report_writer.hpp): the folder read (result_folder), the bundle and the
 // page made (report_page), then the page written beside a temporary name and renamed over the
 // old one, so an interrupted run never leaves half a page.
-#include "files.hpp"
-#include "report_writer.hpp"
+#include "support/files.hpp"
+#include "report/report_writer.hpp"
 
 #include <unistd.h>
 
@@ -10,10 +10,10 @@
 #include <cstdio>
 #include <cstring>
 
-#include "error.hpp"
-#include "report_page.hpp"
-#include "result_folder.hpp"
-#include "web_assets.hpp"
+#include "support/error.hpp"
+#include "report/report_page.hpp"
+#include "report/result_folder.hpp"
+#include "report/web_assets.hpp"
 
 namespace strata::report {
 

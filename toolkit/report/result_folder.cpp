@@ -1,15 +1,15 @@
 // A result folder read and checked (result_folder.hpp): which main document, its format
 // version, and the files named under "_file" keys, each loaded once.
-#include "result_folder.hpp"
+#include "report/result_folder.hpp"
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <set>
 
-#include "csv_table.hpp"
-#include "error.hpp"
-#include "files.hpp"
+#include "report/csv_table.hpp"
+#include "support/error.hpp"
+#include "support/files.hpp"
 
 namespace strata::report {
 

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "json_value.hpp"
+#include "support/json_value.hpp"
 
 namespace strata::report {
 

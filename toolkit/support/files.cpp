@@ -1,5 +1,5 @@
 // Whole files as strings (files.hpp).
-#include "files.hpp"
+#include "support/files.hpp"
 
 #include <unistd.h>
 
@@ -9,7 +9,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "error.hpp"
+#include "support/error.hpp"
 
 namespace strata::support {
 

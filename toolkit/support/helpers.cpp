@@ -1,5 +1,5 @@
 // The helper table and where each helper is (see helpers.hpp).
-#include "helpers.hpp"
+#include "support/helpers.hpp"
 
 #include <unistd.h>
 
@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "proc.hpp"
+#include "support/proc.hpp"
 
 namespace strata::support {
 namespace {

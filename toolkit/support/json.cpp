@@ -1,5 +1,5 @@
 // JSON text (json.hpp).
-#include "json.hpp"
+#include "support/json.hpp"
 
 #include <cmath>
 #include <cstdio>

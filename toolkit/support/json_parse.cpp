@@ -1,6 +1,6 @@
 // Reading JSON (json_value.hpp): a recursive-descent parser with a depth limit, and
 // readJsonFile's messages. The DOM itself is json_value.cpp.
-#include "json_value.hpp"
+#include "support/json_value.hpp"
 
 #include <cerrno>
 #include <charconv>
@@ -9,8 +9,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "error.hpp"
-#include "files.hpp"
+#include "support/error.hpp"
+#include "support/files.hpp"
 
 namespace strata::support {
 

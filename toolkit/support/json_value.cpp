@@ -1,6 +1,6 @@
 // Reading JSON (json_value.hpp): the DOM's accessors, builders and dump(). The parser is
 // json_parse.cpp.
-#include "json_value.hpp"
+#include "support/json_value.hpp"
 
 #include <cerrno>
 #include <charconv>
@@ -9,8 +9,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "error.hpp"
-#include "json.hpp"
+#include "support/error.hpp"
+#include "support/json.hpp"
 
 namespace strata::support {
 

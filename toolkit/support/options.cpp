@@ -1,5 +1,5 @@
 // Command-line parsing shared by the subcommands (options.hpp).
-#include "options.hpp"
+#include "support/options.hpp"
 
 #include <algorithm>
 #include <cmath>

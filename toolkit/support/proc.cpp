@@ -1,5 +1,5 @@
 // Readers of /proc (proc.hpp).
-#include "proc.hpp"
+#include "support/proc.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

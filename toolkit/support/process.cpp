@@ -1,8 +1,8 @@
 // Running a child process and measuring it (process.hpp).
-#include "process.hpp"
-#include "helpers.hpp"
-#include "proc.hpp"
-#include "process_signals.hpp"
+#include "support/process.hpp"
+#include "support/helpers.hpp"
+#include "support/proc.hpp"
+#include "support/process_signals.hpp"
 
 #include <fcntl.h>
 #include <signal.h>

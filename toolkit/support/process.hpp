@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "rss_sampler.hpp"
+#include "support/rss_sampler.hpp"
 
 namespace strata::support {
 

@@ -1,6 +1,6 @@
 // The signals around a child that stands in for this process (process_signals.hpp), and
 // raiseAsOwn (process.hpp).
-#include "process_signals.hpp"
+#include "support/process_signals.hpp"
 
 #include <sys/resource.h>
 
@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <cstdio>
 
-#include "process.hpp"
+#include "support/process.hpp"
 
 namespace strata::support {
 namespace detail {

@@ -1,11 +1,11 @@
 // The progress line of a long subcommand (see progress.hpp).
-#include "progress.hpp"
+#include "support/progress.hpp"
 
 #include <unistd.h>
 
 #include <cstdio>
 
-namespace strata::cli {
+namespace strata::support {
 
 namespace {
 constexpr int kBarWidth = 20;
@@ -53,4 +53,4 @@ void Progress::draw() {
   shown_ = true;
 }
 
-}  // namespace strata::cli
+}  // namespace strata::support

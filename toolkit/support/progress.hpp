@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-namespace strata::cli {
+namespace strata::support {
 
 class Progress {
  public:
@@ -39,4 +39,4 @@ class Progress {
   std::string what_;
 };
 
-}  // namespace strata::cli
+}  // namespace strata::support

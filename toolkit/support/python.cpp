@@ -1,12 +1,12 @@
 // Finding Python and the plot scripts (python.hpp).
-#include "python.hpp"
+#include "support/python.hpp"
 
 #include <cstdlib>
 #include <vector>
 
-#include "process.hpp"
+#include "support/process.hpp"
 
-namespace strata::cli {
+namespace strata::support {
 
 std::optional<std::string> findPython() {
   std::vector<std::string> candidates;
@@ -22,4 +22,4 @@ std::optional<std::string> findPython() {
   return std::nullopt;
 }
 
-}  // namespace strata::cli
+}  // namespace strata::support

@@ -5,10 +5,10 @@
 #include <string>
 #include <string_view>
 
-namespace strata::cli {
+namespace strata::support {
 
 // $STRATA_PYTHON when set, else /usr/bin/python3 (where Debian's python3-matplotlib is), else
 // python3 in PATH: the first that imports matplotlib; nullopt when none does.
 std::optional<std::string> findPython();
 
-}  // namespace strata::cli
+}  // namespace strata::support

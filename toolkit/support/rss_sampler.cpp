@@ -1,5 +1,5 @@
 // Sampling a process tree's resident size from /proc (rss_sampler.hpp).
-#include "rss_sampler.hpp"
+#include "support/rss_sampler.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>

@@ -1,12 +1,12 @@
 // CompressedInput (compressed_input.hpp): plain, zstd or gzip text, one line at a time.
-#include "compressed_input.hpp"
+#include "tracetools/compressed_input.hpp"
 
 #include <zlib.h>
 #include <zstd.h>
 
 #include <cstring>
 
-#include "error.hpp"
+#include "support/error.hpp"
 
 namespace strata::tracetools {
 namespace {

@@ -1,7 +1,7 @@
 // ElfSymbols: walks an ELF file's section headers for its symbol tables and build-id note
 // (elf_symbols.hpp). Every offset and size from the file is checked against the file's length
 // before it is used.
-#include "elf_symbols.hpp"
+#include "tracetools/elf_symbols.hpp"
 
 #include <cxxabi.h>
 #include <elf.h>

@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "error.hpp"
+#include "support/error.hpp"
 
 namespace strata::tracetools {
 

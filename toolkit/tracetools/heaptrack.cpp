@@ -1,6 +1,6 @@
 // heaptrack import (heaptrack.hpp): heaptrack's tables (strings, instruction pointers, traces,
 // allocation infos) are kept as read; '+' and '-' become events at once.
-#include "heaptrack.hpp"
+#include "tracetools/heaptrack.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -10,11 +10,11 @@
 #include <map>
 #include <unordered_map>
 
-#include "compressed_input.hpp"
-#include "heaptrack_line.hpp"
-#include "heaptrack_modules.hpp"
-#include "trace_file.hpp"
-#include "error.hpp"
+#include "tracetools/compressed_input.hpp"
+#include "tracetools/heaptrack_line.hpp"
+#include "tracetools/heaptrack_modules.hpp"
+#include "tracetools/trace_file.hpp"
+#include "support/error.hpp"
 #include "strata/platform/page.hpp"
 
 namespace strata::tracetools {

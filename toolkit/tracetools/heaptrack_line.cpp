@@ -1,9 +1,9 @@
 // Splitting heaptrack lines (heaptrack_line.hpp).
-#include "heaptrack_line.hpp"
+#include "tracetools/heaptrack_line.hpp"
 
 #include <cstdio>
 
-#include "hex.hpp"
+#include "tracetools/hex.hpp"
 
 namespace strata::tracetools {
 namespace {

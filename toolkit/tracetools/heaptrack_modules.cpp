@@ -1,10 +1,10 @@
 // Finding the load bias of heaptrack's modules from their ELF symbols (heaptrack_modules.hpp).
-#include "heaptrack_modules.hpp"
+#include "tracetools/heaptrack_modules.hpp"
 
 #include <map>
 #include <set>
 
-#include "elf_symbols.hpp"
+#include "tracetools/elf_symbols.hpp"
 #include "strata/platform/page.hpp"
 
 namespace strata::tracetools {

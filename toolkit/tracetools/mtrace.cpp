@@ -1,5 +1,5 @@
 // mtrace import (mtrace.hpp): mtrace lines to a Strata trace. The export is mtrace_export.cpp.
-#include "mtrace.hpp"
+#include "tracetools/mtrace.hpp"
 
 #include <cerrno>
 #include <cstdio>
@@ -9,9 +9,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "error.hpp"
-#include "hex.hpp"
-#include "trace_file.hpp"
+#include "support/error.hpp"
+#include "tracetools/hex.hpp"
+#include "tracetools/trace_file.hpp"
 
 namespace strata::tracetools {
 namespace {

@@ -1,6 +1,6 @@
 // mtrace export (mtrace.hpp): a Strata trace as the lines glibc's mtrace would have written,
 // with synthesised addresses and reaps expanded into their objects.
-#include "mtrace.hpp"
+#include "tracetools/mtrace.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "strata/trace/reader.hpp"
-#include "trace_error.hpp"
+#include "tracetools/trace_error.hpp"
 
 namespace strata::tracetools {
 namespace {

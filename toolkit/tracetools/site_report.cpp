@@ -1,14 +1,14 @@
 // formatSiteReport (site_report.hpp): picks each table's top sites, symbolizes their frames in
 // one Symbolizer call, and lays the rows out: figures on the site's first line, its frames
 // below one another.
-#include "site_report.hpp"
+#include "tracetools/site_report.hpp"
 
 #include <algorithm>
 #include <cstdio>
 #include <map>
 #include <vector>
 
-#include "symbolize.hpp"
+#include "tracetools/symbolize.hpp"
 
 namespace strata::tracetools {
 namespace {

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "site_stats.hpp"
-#include "symbolize.hpp"
+#include "tracetools/site_stats.hpp"
+#include "tracetools/symbolize.hpp"
 
 namespace strata::tracetools {
 

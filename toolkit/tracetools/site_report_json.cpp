@@ -2,8 +2,8 @@
 // for scripts: the same sites, figures and symbolized frames as the text report.
 #include <string>
 
-#include "json.hpp"
-#include "site_report.hpp"
+#include "support/json.hpp"
+#include "tracetools/site_report.hpp"
 
 namespace strata::tracetools {
 namespace {

@@ -1,6 +1,6 @@
 // SiteTally: the figures by allocation site (site_stats.hpp). An object is live at an event
 // when it was born at or before that event and died after it (or never).
-#include "site_stats.hpp"
+#include "tracetools/site_stats.hpp"
 
 #include <algorithm>
 

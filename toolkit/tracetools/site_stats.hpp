@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "site_timeline.hpp"
+#include "tracetools/site_timeline.hpp"
 #include "strata/trace/sites.hpp"
 
 namespace strata::tracetools {

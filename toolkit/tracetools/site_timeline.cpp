@@ -1,6 +1,6 @@
 // The live-bytes curve, the event clock, the moments and the sites' timelines
 // (site_timeline.hpp).
-#include "site_timeline.hpp"
+#include "tracetools/site_timeline.hpp"
 
 #include <algorithm>
 

@@ -1,8 +1,8 @@
 // The sites document (sites_document.hpp): the listed sites chosen by their figures, the rest
 // summed into "other", the listed stacks symbolized in one Symbolizer call and their frames
 // deduplicated, then everything written as JSON.
-#include "files.hpp"
-#include "sites_document.hpp"
+#include "support/files.hpp"
+#include "tracetools/sites_document.hpp"
 
 #include <unistd.h>
 
@@ -14,9 +14,9 @@
 #include <map>
 #include <tuple>
 
-#include "error.hpp"
-#include "json.hpp"
-#include "symbolize.hpp"
+#include "support/error.hpp"
+#include "support/json.hpp"
+#include "tracetools/symbolize.hpp"
 
 namespace strata::tracetools {
 namespace {

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "site_stats.hpp"
-#include "trace_stats.hpp"
+#include "tracetools/site_stats.hpp"
+#include "tracetools/trace_stats.hpp"
 
 namespace strata::tracetools {
 

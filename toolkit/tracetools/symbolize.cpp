@@ -1,6 +1,6 @@
 // Symbolizer (symbolize.hpp): modules by address, ELF symbols by virtual address, and one
 // addr2line run per module whose output is matched back to the addresses it was given.
-#include "symbolize.hpp"
+#include "tracetools/symbolize.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -10,8 +10,8 @@
 #include <map>
 #include <sstream>
 
-#include "elf_symbols.hpp"
-#include "process.hpp"
+#include "tracetools/elf_symbols.hpp"
+#include "support/process.hpp"
 
 namespace strata::tracetools {
 namespace {

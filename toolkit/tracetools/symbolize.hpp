@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "site_stats.hpp"
+#include "tracetools/site_stats.hpp"
 
 namespace strata::tracetools {
 

@@ -5,7 +5,7 @@
 #pragma once
 #include <string>
 
-#include "error.hpp"
+#include "support/error.hpp"
 #include "strata/trace/reader.hpp"
 
 namespace strata::tracetools {

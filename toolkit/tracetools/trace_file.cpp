@@ -1,5 +1,5 @@
 // TraceFile (trace_file.hpp): a TraceWriter writing to a file, with exceptions naming it.
-#include "trace_file.hpp"
+#include "tracetools/trace_file.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -8,7 +8,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "error.hpp"
+#include "support/error.hpp"
 
 namespace strata::tracetools {
 namespace {

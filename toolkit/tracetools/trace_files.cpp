@@ -1,12 +1,12 @@
 // The trace files of a recorded command (trace_files.hpp).
-#include "trace_files.hpp"
+#include "tracetools/trace_files.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
 
 #include "strata/trace/reader.hpp"
 
-namespace strata::cli {
+namespace strata::tracetools {
 
 TraceProgram readTraceProgram(const std::string& trace) {
   TraceProgram p;
@@ -24,4 +24,4 @@ TraceProgram readTraceProgram(const std::string& trace) {
   return p;
 }
 
-}  // namespace strata::cli
+}  // namespace strata::tracetools

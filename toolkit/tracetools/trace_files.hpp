@@ -5,13 +5,13 @@
 #include <string>
 #include <vector>
 
-#include "trace_names.hpp"
+#include "strata/trace/names.hpp"
 
-namespace strata::cli {
+namespace strata::tracetools {
 
 // The <trace>.<pid> files and their pids: the recorder's naming, said once (record/).
-using record::childTraces;
-using record::pidSuffix;
+using trace::childTraces;
+using trace::pidSuffix;
 
 // The process a trace names in its program chunk: its program, pid and parent pid. For a
 // trace without one (version 1) the pid is the file name's suffix; fields are empty or 0 when
@@ -23,4 +23,4 @@ struct TraceProgram {
 };
 TraceProgram readTraceProgram(const std::string& trace);
 
-}  // namespace strata::cli
+}  // namespace strata::tracetools

@@ -1,7 +1,7 @@
 // computeStats: the statistics of a trace in one streaming pass (TraceReader over the file
 // descriptor, memory bounded by one chunk plus a small record per object id), and their JSON
 // and label formatting. See trace_stats.hpp for the contract.
-#include "trace_stats.hpp"
+#include "tracetools/trace_stats.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -16,8 +16,8 @@
 #include <utility>
 
 #include "strata/trace/reader.hpp"
-#include "json.hpp"
-#include "trace_error.hpp"
+#include "support/json.hpp"
+#include "tracetools/trace_error.hpp"
 
 namespace strata::tracetools {
 namespace {

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "site_stats.hpp"
+#include "tracetools/site_stats.hpp"
 #include "strata/trace/format.hpp"
 
 namespace strata::tracetools {

@@ -3,7 +3,7 @@
 // Determinism: every random choice comes from one splitmix64 stream seeded by the seed and
 // the workload's name, the clock is simulated, and no std:: distribution (whose results differ
 // between library versions) is used, so a name, seed and size always give the same bytes.
-#include "workloads.hpp"
+#include "tracetools/workloads.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "trace_file.hpp"
-#include "error.hpp"
+#include "tracetools/trace_file.hpp"
+#include "support/error.hpp"
 
 namespace strata::tracetools {
 namespace {

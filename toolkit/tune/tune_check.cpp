@@ -1,5 +1,5 @@
 // Checking search spaces against the installed allocators (tune_check.hpp).
-#include "tune_check.hpp"
+#include "tune/tune_check.hpp"
 
 #include <link.h>
 
@@ -11,9 +11,9 @@
 #include <optional>
 #include <sstream>
 
-#include "process.hpp"
+#include "support/process.hpp"
 
-namespace strata::cli::tune {
+namespace strata::tune {
 namespace {
 
 // The dynamic loader this process runs under (ld-linux-x86-64.so.2 on Debian amd64).
@@ -148,4 +148,4 @@ std::string checkSpace(const Space& space, const registry::ResolvedAllocator& al
   return {};
 }
 
-}  // namespace strata::cli::tune
+}  // namespace strata::tune

@@ -8,10 +8,10 @@
 #pragma once
 #include <string>
 
-#include "allocator_spec.hpp"
-#include "tune_spaces.hpp"
+#include "registry/allocator_spec.hpp"
+#include "tune/tune_spaces.hpp"
 
-namespace strata::cli::tune {
+namespace strata::tune {
 
 // An empty string when every option and value of `space` is accepted by `allocator` (the
 // resolved base allocator, available); else one message naming the option, its line in the
@@ -19,4 +19,4 @@ namespace strata::cli::tune {
 std::string checkSpace(const Space& space, const registry::ResolvedAllocator& allocator,
                        const std::string& version, const std::string& spacesPath);
 
-}  // namespace strata::cli::tune
+}  // namespace strata::tune

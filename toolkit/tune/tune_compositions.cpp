@@ -1,15 +1,15 @@
 // Building the search spaces' compositions (tune_compositions.hpp).
-#include "tune_compositions.hpp"
+#include "tune/tune_compositions.hpp"
 
 #include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <sstream>
 
-#include "proc.hpp"
-#include "process.hpp"
+#include "support/proc.hpp"
+#include "support/process.hpp"
 
-namespace strata::cli::tune {
+namespace strata::tune {
 
 std::vector<BuiltComposition> buildCompositions(const Spaces& spaces, const std::filesystem::path& dir,
                                                 std::vector<std::string>& skipped) {
@@ -43,4 +43,4 @@ std::vector<BuiltComposition> buildCompositions(const Spaces& spaces, const std:
   return built;
 }
 
-}  // namespace strata::cli::tune
+}  // namespace strata::tune

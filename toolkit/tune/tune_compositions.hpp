@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "tune_spaces.hpp"
+#include "tune/tune_spaces.hpp"
 
-namespace strata::cli::tune {
+namespace strata::tune {
 
 struct BuiltComposition {
   std::string name;     // the space's name for it: the label of its library
@@ -21,4 +21,4 @@ struct BuiltComposition {
 std::vector<BuiltComposition> buildCompositions(const Spaces& spaces, const std::filesystem::path& dir,
                                                 std::vector<std::string>& skipped);
 
-}  // namespace strata::cli::tune
+}  // namespace strata::tune

@@ -3,10 +3,10 @@
 // and the live check.
 #include <cstdio>
 
-#include "json.hpp"
-#include "tune_report.hpp"
+#include "support/json.hpp"
+#include "tune/tune_report.hpp"
 
-namespace strata::cli::tune {
+namespace strata::tune {
 namespace {
 
 using support::jsonString;
@@ -94,4 +94,4 @@ std::string tuneJson(const TuneReport& r) {
          ", \"live\": " + array(r.live, liveJson) + "}\n";
 }
 
-}  // namespace strata::cli::tune
+}  // namespace strata::tune

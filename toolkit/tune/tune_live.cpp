@@ -1,9 +1,9 @@
 // The live check of `strata tune` (tune_live.hpp).
-#include "tune_live.hpp"
+#include "tune/tune_live.hpp"
 
-#include "process.hpp"
+#include "support/process.hpp"
 
-namespace strata::cli::tune {
+namespace strata::tune {
 namespace {
 
 // One setting's live runs.
@@ -56,4 +56,4 @@ LiveCheck checkLive(const std::string& name, const std::vector<std::string>& com
   return l;
 }
 
-}  // namespace strata::cli::tune
+}  // namespace strata::tune

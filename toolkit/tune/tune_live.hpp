@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "allocator_spec.hpp"
-#include "tune_report.hpp"
+#include "registry/allocator_spec.hpp"
+#include "tune/tune_report.hpp"
 
-namespace strata::cli::tune {
+namespace strata::tune {
 
 // Runs `command` `rounds` times on each of the two (stdout and stderr discarded, peak RSS
 // measured from strata-exec); medians of wall time and peak RSS. A run that fails ends the
@@ -18,4 +18,4 @@ LiveCheck checkLive(const std::string& name, const std::vector<std::string>& com
                     const registry::ResolvedAllocator& allocator, const Candidate& best,
                     unsigned rounds, const std::function<void(const std::string&)>& note);
 
-}  // namespace strata::cli::tune
+}  // namespace strata::tune

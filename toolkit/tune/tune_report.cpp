@@ -1,12 +1,12 @@
 // The tables and CSV of `strata tune` (tune_report.hpp; the JSON is tune_json.cpp's).
-#include "tune_report.hpp"
+#include "tune/tune_report.hpp"
 
 #include <algorithm>
 #include <cstdio>
 
-#include "process.hpp"
+#include "support/process.hpp"
 
-namespace strata::cli::tune {
+namespace strata::tune {
 namespace {
 
 std::string fmt(const char* f, double v) {
@@ -203,4 +203,4 @@ std::string candidatesCsv(const TuneReport& r) {
   return csv;
 }
 
-}  // namespace strata::cli::tune
+}  // namespace strata::tune

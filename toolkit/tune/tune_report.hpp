@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "tune_search.hpp"
+#include "tune/tune_search.hpp"
 
-namespace strata::cli::tune {
+namespace strata::tune {
 
 // The command run live on an allocator's default and on its best setting.
 struct LiveCheck {
@@ -54,4 +54,4 @@ std::string tuneJson(const TuneReport& r);
 std::string environmentLine(const AllocatorRun& run, const Candidate& c, const std::string& app);
 std::string strataRunLine(const Candidate& c, const std::string& app);
 
-}  // namespace strata::cli::tune
+}  // namespace strata::tune

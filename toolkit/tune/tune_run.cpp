@@ -1,20 +1,20 @@
 // `strata tune` from its options to its report (tune_run.hpp).
-#include "tune_run.hpp"
+#include "tune/tune_run.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <optional>
 
-#include "compare_run.hpp"
-#include "error.hpp"
-#include "helpers.hpp"
-#include "process.hpp"
-#include "python.hpp"
-#include "tune_check.hpp"
-#include "tune_live.hpp"
+#include "compare/compare_run.hpp"
+#include "support/error.hpp"
+#include "support/helpers.hpp"
+#include "support/process.hpp"
+#include "support/python.hpp"
+#include "tune/tune_check.hpp"
+#include "tune/tune_live.hpp"
 
-namespace strata::cli::tune {
+namespace strata::tune {
 namespace {
 
 namespace fs = std::filesystem;
@@ -53,12 +53,12 @@ void gatherTraces(const TuneOptions& o, TuneReport& report) {
   co.command = o.command;
   co.outDir = o.outDir;
   co.who = "strata tune";
-  CompareSettings cs;
-  std::vector<TraceReport> traces;
-  CommandReport command;
+  compare::CompareSettings cs;
+  std::vector<compare::TraceReport> traces;
+  compare::CommandReport command;
   compare::gatherTraces(co, cs, traces, report.intro, command);
   SearchSettings& settings = report.settings;
-  for (const TraceReport& t : traces) settings.traces.push_back(t.path);
+  for (const compare::TraceReport& t : traces) settings.traces.push_back(t.path);
   settings.repeat = o.repeat;
   settings.budgetReplays = o.budgetReplays;
   settings.budgetSeconds = o.budgetSeconds;
@@ -109,7 +109,7 @@ class Budget {
 
 // One allocator's space searched, and its best confirmed against its default.
 AllocatorRun searchTarget(const Target& t, const SearchSettings& settings, double share,
-                          Progress& progress) {
+                          support::Progress& progress) {
   const auto step = [&](const std::string& what) { progress.step(what); };
   AllocatorRun run;
   run.name = t.where.spec.label;
@@ -124,7 +124,7 @@ AllocatorRun searchTarget(const Target& t, const SearchSettings& settings, doubl
 
 // A built composition measured as an allocator with one setting.
 AllocatorRun measureComposition(const BuiltComposition& b, const SearchSettings& settings,
-                                double share, Progress& progress) {
+                                double share, support::Progress& progress) {
   AllocatorRun run;
   run.name = b.name;
   run.library = b.library;
@@ -177,7 +177,7 @@ Tuning prepareTuning(const Spaces& spaces, const TuneOptions& o) {
   return t;
 }
 
-void searchAll(const TuneOptions& o, Tuning& t, Progress& progress) {
+void searchAll(const TuneOptions& o, Tuning& t, support::Progress& progress) {
   TuneReport& report = t.report;
   const SearchSettings& settings = report.settings;
   Budget budget(o, t);
@@ -202,7 +202,7 @@ void searchAll(const TuneOptions& o, Tuning& t, Progress& progress) {
   }
 }
 
-void checkAllLive(const TuneOptions& o, Tuning& t, Progress& progress) {
+void checkAllLive(const TuneOptions& o, Tuning& t, support::Progress& progress) {
   for (const AllocatorRun& run : t.report.runs) {
     if (run.composition || run.verdict.candidate < 0 || !run.verdict.significant) continue;
     const Target* target = nullptr;
@@ -223,7 +223,7 @@ void writeTuneFiles(const TuneOptions& o, const std::string& text, const TuneRep
 }
 
 int drawTunePlot(const TuneOptions& o, std::FILE* info) {
-  const std::optional<std::string> python = findPython();
+  const std::optional<std::string> python = support::findPython();
   if (!python) {
     std::fprintf(stderr, "strata tune: the plot needs python3-matplotlib (apt-get install "
                  "python3-matplotlib)\n");
@@ -240,4 +240,4 @@ int drawTunePlot(const TuneOptions& o, std::FILE* info) {
   return 0;
 }
 
-}  // namespace strata::cli::tune
+}  // namespace strata::tune

@@ -8,14 +8,14 @@
 #include <string>
 #include <vector>
 
-#include "allocator_spec.hpp"
-#include "progress.hpp"
-#include "tune_compositions.hpp"
-#include "tune_report.hpp"
-#include "tune_search.hpp"
-#include "tune_spaces.hpp"
+#include "registry/allocator_spec.hpp"
+#include "support/progress.hpp"
+#include "tune/tune_compositions.hpp"
+#include "tune/tune_report.hpp"
+#include "tune/tune_search.hpp"
+#include "tune/tune_spaces.hpp"
 
-namespace strata::cli::tune {
+namespace strata::tune {
 
 // Everything the command line said.
 struct TuneOptions {
@@ -57,10 +57,10 @@ Tuning prepareTuning(const Spaces& spaces, const TuneOptions& o);
 
 // Searches every target and measures every composition within the budget (glibc's default
 // first when glibc is not searched: it is the common reference).
-void searchAll(const TuneOptions& o, Tuning& t, Progress& progress);
+void searchAll(const TuneOptions& o, Tuning& t, support::Progress& progress);
 
 // The live check: the command on each allocator's default and on its significant best.
-void checkAllLive(const TuneOptions& o, Tuning& t, Progress& progress);
+void checkAllLive(const TuneOptions& o, Tuning& t, support::Progress& progress);
 
 // Writes report.txt (`text`), tune.json and candidates.csv into --out.
 void writeTuneFiles(const TuneOptions& o, const std::string& text, const TuneReport& report);
@@ -69,4 +69,4 @@ void writeTuneFiles(const TuneOptions& o, const std::string& text, const TuneRep
 // failed, 3 no Python with matplotlib) and prints where the plot is to `info`.
 int drawTunePlot(const TuneOptions& o, std::FILE* info);
 
-}  // namespace strata::cli::tune
+}  // namespace strata::tune

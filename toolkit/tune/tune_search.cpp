@@ -1,16 +1,16 @@
 // The search of `strata tune` (tune_search.hpp).
-#include "tune_search.hpp"
+#include "tune/tune_search.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <set>
 
-#include "compare_report.hpp"
-#include "error.hpp"
-#include "replay_runner.hpp"
+#include "compare/compare_report.hpp"
+#include "support/error.hpp"
+#include "replay/replay_runner.hpp"
 
-namespace strata::cli::tune {
+namespace strata::tune {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -121,7 +121,7 @@ Measure measureSpec(const std::string& spec, const SearchSettings& settings, uns
         m.failure = std::string(replay::statusName(res.status)) + ": " + res.detail;
         break;
       }
-      seconds += replayTime(res);
+      seconds += compare::replayTime(res);
       heap += static_cast<double>(res.peakHeapBytes);
     }
     if (!m.ok) break;
@@ -358,4 +358,4 @@ void confirmBest(AllocatorRun& run, const SearchSettings& settings,
   run.verdict.significant = gain > std::max(run.verdict.goalNoise, kSmallestGain);
 }
 
-}  // namespace strata::cli::tune
+}  // namespace strata::tune

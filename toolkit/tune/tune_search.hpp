@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "allocator_spec.hpp"
-#include "tune_spaces.hpp"
+#include "registry/allocator_spec.hpp"
+#include "tune/tune_spaces.hpp"
 
-namespace strata::cli::tune {
+namespace strata::tune {
 
 enum class Goal { Balanced, Time, Memory };
 const char* goalName(Goal g);
@@ -97,4 +97,4 @@ void confirmBest(AllocatorRun& run, const SearchSettings& settings,
 Measure measureSpec(const std::string& spec, const SearchSettings& settings, unsigned rounds,
                     const std::function<void(const std::string&)>& step);
 
-}  // namespace strata::cli::tune
+}  // namespace strata::tune

@@ -1,5 +1,5 @@
 // Reading tune-spaces.conf and turning settings into environment entries (tune_spaces.hpp).
-#include "tune_spaces.hpp"
+#include "tune/tune_spaces.hpp"
 
 #include <cctype>
 #include <cstdlib>
@@ -8,10 +8,10 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "error.hpp"
-#include "helpers.hpp"
+#include "support/error.hpp"
+#include "support/helpers.hpp"
 
-namespace strata::cli::tune {
+namespace strata::tune {
 namespace {
 
 std::vector<std::string> words(const std::string& line) {
@@ -139,4 +139,4 @@ std::string specFor(const Space& space, const Setting& setting) {
   return spec;
 }
 
-}  // namespace strata::cli::tune
+}  // namespace strata::tune

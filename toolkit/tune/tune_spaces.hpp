@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace strata::cli::tune {
+namespace strata::tune {
 
 // How an allocator's settings become environment variables.
 enum class Style {
@@ -66,4 +66,4 @@ std::string describe(const Space& space, const Setting& setting);
 // The allocator spec text for `strata run --allocator`: "glibc:GLIBC_TUNABLES=...".
 std::string specFor(const Space& space, const Setting& setting);
 
-}  // namespace strata::cli::tune
+}  // namespace strata::tune

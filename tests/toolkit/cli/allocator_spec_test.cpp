@@ -1,7 +1,7 @@
 // Allocator specs parsed (toolkit/registry/allocator_spec.hpp): names, labels, library paths,
 // settings whose values hold ':' and ',', lists split where a new spec starts, and the errors.
-#include "allocator_spec.hpp"
-#include "error.hpp"
+#include "registry/allocator_spec.hpp"
+#include "support/error.hpp"
 
 #include <gtest/gtest.h>
 

@@ -18,8 +18,8 @@
 #include <utility>
 #include <vector>
 
-#include "../../support/process.hpp"
-#include "../../support/require.hpp"
+#include "common/process.hpp"
+#include "common/require.hpp"
 
 namespace {
 

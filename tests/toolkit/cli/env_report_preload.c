@@ -14,7 +14,7 @@
 extern char** environ;
 
 #ifndef STRATA_TEST_NO_TAKEOVER
-#include "../../support/forward_to_libc.h"
+#include "common/forward_to_libc.h"
 #endif
 
 /* Writes all of `s`; gives up quietly on an error (the test then misses the line). */

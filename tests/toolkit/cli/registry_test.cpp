@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "../../support/process.hpp"
-#include "allocator_registry.hpp"
+#include "common/process.hpp"
+#include "registry/allocator_registry.hpp"
 
 namespace {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "../compare/json.hpp"
-#include "../../support/process.hpp"
+#include "common/process.hpp"
 #include "strata_cli.hpp"
 
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "../../support/process.hpp"
+#include "common/process.hpp"
 
 namespace strata::test {
 

@@ -9,10 +9,10 @@
 #include <string>
 #include <vector>
 
-#include "../../support/process.hpp"
-#include "options.hpp"
-#include "proc.hpp"
-#include "process.hpp"
+#include "common/process.hpp"
+#include "support/options.hpp"
+#include "support/proc.hpp"
+#include "support/process.hpp"
 
 namespace {
 

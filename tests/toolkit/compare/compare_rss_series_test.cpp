@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "../../support/process.hpp"
+#include "common/process.hpp"
 #include "json.hpp"
 
 namespace {

@@ -21,12 +21,12 @@
 #include <utility>
 #include <vector>
 
-#include "../../support/process.hpp"
-#include "../../support/require.hpp"
+#include "common/process.hpp"
+#include "common/require.hpp"
 #include "json.hpp"
 #include "strata/trace/format.hpp"
 #include "strata/trace/writer.hpp"
-#include "workloads.hpp"
+#include "tracetools/workloads.hpp"
 
 namespace {
 

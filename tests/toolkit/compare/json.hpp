@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "../../support/process.hpp"
+#include "common/process.hpp"
 
 namespace strata::test {
 

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../support/forward_to_libc.h"
+#include "common/forward_to_libc.h"
 
 __attribute__((constructor)) static void misbehave(void) {
   char exe[4096];

@@ -7,20 +7,20 @@
 #include <string>
 #include <vector>
 
-#include "allocator_registry.hpp"
-#include "compare_run.hpp"
-#include "error.hpp"
+#include "registry/allocator_registry.hpp"
+#include "compare/compare_run.hpp"
+#include "support/error.hpp"
 
 namespace {
 
-using strata::cli::compare::Options;
+using strata::compare::Options;
 using strata::support::Error;
 using strata::support::UsageError;
 
 // What completeOptions throws for `o` ("" when it accepts it); a usage error (status 2).
 std::string usageProblem(Options o, bool allocatorsGiven = true) {
   try {
-    strata::cli::compare::completeOptions(o, allocatorsGiven);
+    strata::compare::completeOptions(o, allocatorsGiven);
   } catch (const UsageError& e) {
     EXPECT_EQ(e.exitStatus(), 2);
     return e.what();
@@ -64,7 +64,7 @@ TEST(CompareOptions, ContradictionsAreUsageErrors) {
 
 TEST(CompareOptions, EveryKnownAllocatorWhenNoneNamedEachNameOnce) {
   Options o;
-  strata::cli::compare::completeOptions(o, false);
+  strata::compare::completeOptions(o, false);
   std::vector<std::string> known;
   for (const strata::registry::AllocatorInfo& info : strata::registry::knownAllocators())
     known.emplace_back(info.name);
@@ -72,16 +72,16 @@ TEST(CompareOptions, EveryKnownAllocatorWhenNoneNamedEachNameOnce) {
 
   Options named;
   named.allocators = {"jemalloc", "glibc", "jemalloc", "glibc"};
-  strata::cli::compare::completeOptions(named, true);
+  strata::compare::completeOptions(named, true);
   EXPECT_EQ(named.allocators, (std::vector<std::string>{"jemalloc", "glibc"})) << "first order kept";
 
   Options empty;
-  strata::cli::compare::completeOptions(empty, true);
+  strata::compare::completeOptions(empty, true);
   EXPECT_TRUE(empty.allocators.empty()) << "--allocators given: no defaults added";
 }
 
 TEST(CompareOptions, AllocatorsThatCannotBeUsedStopWithStatusTwo) {
-  using strata::cli::compare::resolveAllocators;
+  using strata::compare::resolveAllocators;
   const auto [unknown, unknownStatus] = errorOf([] { resolveAllocators({"no-such-malloc"}); });
   EXPECT_NE(unknown.find("no-such-malloc"), std::string::npos) << unknown;
   EXPECT_EQ(unknownStatus, 2);
@@ -101,7 +101,7 @@ TEST(CompareOptions, AllocatorsThatCannotBeUsedStopWithStatusTwo) {
 }
 
 TEST(CompareOptions, InputsThatCannotBeUsedStopBeforeAnythingRuns) {
-  using strata::cli::compare::checkInputs;
+  using strata::compare::checkInputs;
   const auto [command, commandStatus] =
       errorOf([] { checkInputs({"/nonexistent/program", "arg"}, {}); });
   EXPECT_EQ(command.rfind("/nonexistent/program: ", 0), 0u) << command;

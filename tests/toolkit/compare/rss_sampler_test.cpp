@@ -14,8 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "process.hpp"
-#include "rss_sampler.hpp"
+#include "support/process.hpp"
+#include "support/rss_sampler.hpp"
 
 namespace {
 

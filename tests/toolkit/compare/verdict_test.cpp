@@ -7,14 +7,14 @@
 #include <string>
 #include <vector>
 
-#include "compare_steps.hpp"
+#include "compare/compare_steps.hpp"
 
 namespace {
 
-using namespace strata::cli;
-using strata::cli::compare::combineProcesses;
-using strata::cli::compare::computeAgreement;
-using strata::cli::compare::spearman;
+using namespace strata::compare;
+using strata::compare::combineProcesses;
+using strata::compare::computeAgreement;
+using strata::compare::spearman;
 
 constexpr double kMiB = 1024.0 * 1024.0;
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "diff_fixtures.hpp"
-#include "json_value.hpp"
+#include "support/json_value.hpp"
 
 namespace {
 

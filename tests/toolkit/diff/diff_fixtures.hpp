@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "../../support/process.hpp"
+#include "common/process.hpp"
 #include "strata/trace/writer.hpp"
 
 namespace difftest {

@@ -5,11 +5,11 @@
 #include <fstream>
 #include <string>
 
-#include "diff_curve.hpp"
+#include "diff/diff_curve.hpp"
 #include "diff_fixtures.hpp"
-#include "diff_model.hpp"
-#include "error.hpp"
-#include "json_value.hpp"
+#include "diff/diff_model.hpp"
+#include "support/error.hpp"
+#include "support/json_value.hpp"
 
 namespace {
 

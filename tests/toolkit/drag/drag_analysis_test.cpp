@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "error.hpp"
-#include "drag_analysis.hpp"
+#include "support/error.hpp"
+#include "drag/drag_analysis.hpp"
 #include "drag_test_util.hpp"
 
 namespace {
@@ -20,7 +20,7 @@ TEST(DragAnalysis, PromptFreeingHasDragOne) {
   // 0 malloc 100 -> id0 (clock 100); 1 malloc 50 -> id1 (150); 2 free 0; 3 free 1.
   // id0 used up to event 1 (clock 150), ended at 2 (150); id1 used up to 2, ended at 3.
   // Actual = ideal = 100 x 50 = 5000: drag 1. Samples 100, 150 for both curves.
-  const tt::DragResult r = analyze(
+  const dg::DragResult r = analyze(
       dir, encode({ev(Op::Malloc, 100), ev(Op::Malloc, 50), ev(Op::Free, 0, kNoObject, 0),
                    ev(Op::Free, 0, kNoObject, 1)}),
       {{0, 1, 2}, {1, 2, 3}});
@@ -30,7 +30,7 @@ TEST(DragAnalysis, PromptFreeingHasDragOne) {
   EXPECT_EQ(r.peakActual, 150u);
   EXPECT_EQ(r.peakIdeal, 150u);
   EXPECT_EQ(r.increasePercent, 0.0);
-  EXPECT_EQ(r.curve, (std::vector<tt::DragPoint>{{100, 100, 100}, {150, 150, 150}}));
+  EXPECT_EQ(r.curve, (std::vector<dg::DragPoint>{{100, 100, 100}, {150, 150, 150}}));
   EXPECT_EQ(r.events, 4u);
   EXPECT_EQ(r.finalClock, 150u);
   EXPECT_EQ(r.objectCount, 2u);
@@ -56,7 +56,7 @@ TEST(DragAnalysis, ObjectsKeptAfterAnEarlyLastUseAndTheirSites) {
                   ev(Op::Free, 0, kNoObject, 0)},
                  {1, 2, 2});
   Objects objs;
-  const tt::DragResult r =
+  const dg::DragResult r =
       analyze(dir, trace, {{1, 2, 3}, {2, 3, 4}, {0, 0, 5}}, {}, "t.trace", &objs);
   EXPECT_EQ(r.actualArea, 30000.0);
   EXPECT_EQ(r.idealArea, 10000.0);
@@ -64,14 +64,14 @@ TEST(DragAnalysis, ObjectsKeptAfterAnEarlyLastUseAndTheirSites) {
   EXPECT_EQ(r.peakActual, 300u);
   EXPECT_EQ(r.peakIdeal, 200u);
   EXPECT_EQ(r.increasePercent, 50.0);
-  EXPECT_EQ(r.curve, (std::vector<tt::DragPoint>{{100, 100, 100}, {200, 200, 100},
+  EXPECT_EQ(r.curve, (std::vector<dg::DragPoint>{{100, 100, 100}, {200, 200, 100},
                                                   {300, 300, 200}}));
-  const tt::DragObject& o = objs.at(0);
+  const dg::DragObject& o = objs.at(0);
   EXPECT_EQ(o.created, 100u);
   EXPECT_EQ(o.lastUse, 100u);
   EXPECT_EQ(o.ended, 300u);
   EXPECT_EQ(o.endSeq, 5u);
-  EXPECT_EQ(o.end, tt::DragEnd::Release);
+  EXPECT_EQ(o.end, dg::DragEnd::Release);
   ASSERT_TRUE(r.sites.present);
   ASSERT_EQ(r.siteDrag.size(), 3u);
   EXPECT_EQ(r.siteDrag[1].drag, 20000.0);
@@ -80,7 +80,7 @@ TEST(DragAnalysis, ObjectsKeptAfterAnEarlyLastUseAndTheirSites) {
   EXPECT_EQ(r.siteDrag[2].bytes, 200u);
   EXPECT_EQ(r.sites.bySite[2].allocations, 2u);
   EXPECT_EQ(r.sites.frames[2], (std::vector<std::uint64_t>{0x2000, 0x3000}));
-  const std::vector<tt::SiteDrag> top = tt::topDragSites(r, 5);
+  const std::vector<dg::SiteDrag> top = dg::topDragSites(r, 5);
   ASSERT_EQ(top.size(), 1u);  // site 2 has no drag
   EXPECT_EQ(top[0].site, 1u);
 }
@@ -95,13 +95,13 @@ TEST(DragAnalysis, AReapWhoseObjectsDieEarlyButIsClearedLate) {
   // Drag = 13312 / 6144 = 13 / 6. Samples (actual, ideal): x=0 (0, 0), 64 (64, 64),
   // 128 (128, 128), 160 (160, 96: id1 is past its last use), 200 (168, 40): +31.25%.
   Objects objs;
-  const tt::DragResult r = analyze(dir, encode(reapTrace()),
+  const dg::DragResult r = analyze(dir, encode(reapTrace()),
                                    {{1, 2, 6}, {2, 3, 6}, {3, 3, 4}, {4, 6, 7}}, {}, "t.trace",
                                    &objs);
   EXPECT_EQ(r.actualArea, 13312.0);
   EXPECT_EQ(r.idealArea, 6144.0);
   EXPECT_DOUBLE_EQ(r.drag, 13.0 / 6.0);
-  EXPECT_EQ(r.curve, (std::vector<tt::DragPoint>{{0, 0, 0}, {64, 64, 64}, {128, 128, 128},
+  EXPECT_EQ(r.curve, (std::vector<dg::DragPoint>{{0, 0, 0}, {64, 64, 64}, {128, 128, 128},
                                                   {160, 160, 96}, {200, 168, 40}}));
   EXPECT_EQ(r.peakActual, 168u);
   EXPECT_EQ(r.peakIdeal, 128u);
@@ -109,13 +109,13 @@ TEST(DragAnalysis, AReapWhoseObjectsDieEarlyButIsClearedLate) {
   EXPECT_EQ(r.objectCount, 4u);  // the reap is not an object
   EXPECT_EQ(objs.size(), 4u);
   EXPECT_EQ(objs.count(0), 0u);  // the reap
-  EXPECT_EQ(objs.at(1).family, tt::DragFamily::InReap);
-  EXPECT_EQ(objs.at(1).end, tt::DragEnd::Reap);
+  EXPECT_EQ(objs.at(1).family, dg::DragFamily::InReap);
+  EXPECT_EQ(objs.at(1).end, dg::DragEnd::Reap);
   EXPECT_EQ(objs.at(1).endSeq, 6u);
   EXPECT_EQ(objs.at(1).reap, 0u);
   EXPECT_EQ(r.releaseMismatches, 0u);
   // The same file, with id2's release said to be event 5: counted, the trace decides.
-  const tt::DragResult m = analyze(
+  const dg::DragResult m = analyze(
       dir, encode(reapTrace()), {{1, 2, 6}, {2, 3, 5}, {3, 3, 4}, {4, 6, 7}});
   EXPECT_EQ(m.releaseMismatches, 1u);
   EXPECT_EQ(m.actualArea, 13312.0);
@@ -129,17 +129,17 @@ TEST(DragAnalysis, ReallocIsALastUse) {
   // realloc: actual 200 x 10 = 2000, ideal 0. Drag = 22000 / 20000 = 1.1. Samples:
   // 100 (100, 100), 300 (200, 200), 310 (210, 10): +5%.
   Objects objs;
-  const tt::DragResult r = analyze(
+  const dg::DragResult r = analyze(
       dir, encode({ev(Op::Malloc, 100), ev(Op::Realloc, 200, 0), ev(Op::Malloc, 10),
                    ev(Op::Free, 0, kNoObject, 1), ev(Op::Free, 0, kNoObject, 2)}),
       {{0, 0, 1}, {1, 1, 3}, {2, 3, 4}}, {}, "t.trace", &objs);
   EXPECT_EQ(r.actualArea, 22000.0);
   EXPECT_EQ(r.idealArea, 20000.0);
   EXPECT_DOUBLE_EQ(r.drag, 1.1);
-  EXPECT_EQ(objs.at(0).end, tt::DragEnd::Realloc);
+  EXPECT_EQ(objs.at(0).end, dg::DragEnd::Realloc);
   EXPECT_EQ(objs.at(0).lastUseSeq, 1u);
   EXPECT_EQ(objs.at(0).lastUse, 300u);
-  EXPECT_EQ(r.curve, (std::vector<tt::DragPoint>{{100, 100, 100}, {300, 200, 200},
+  EXPECT_EQ(r.curve, (std::vector<dg::DragPoint>{{100, 100, 100}, {300, 200, 200},
                                                   {310, 210, 10}}));
   EXPECT_DOUBLE_EQ(r.increasePercent, 5.0);
 }
@@ -147,7 +147,7 @@ TEST(DragAnalysis, ReallocIsALastUse) {
 TEST(DragAnalysis, NeverUsedObjectsAndAZeroIdealArea) {
   TempDir dir;
   // malloc 10 -> id0 (10), free 0: never used, but freed at once: both areas 0, drag 1.
-  tt::DragResult r = analyze(dir, encode({ev(Op::Malloc, 10), ev(Op::Free, 0, kNoObject, 0)}),
+  dg::DragResult r = analyze(dir, encode({ev(Op::Malloc, 10), ev(Op::Free, 0, kNoObject, 0)}),
                              {{0, 0, 1}});
   EXPECT_EQ(r.drag, 1.0);
   EXPECT_FALSE(r.dragUnbounded);
@@ -167,7 +167,7 @@ TEST(DragAnalysis, NeverUsedObjectsAndAZeroIdealArea) {
   r = analyze(dir, encode({ev(Op::Malloc, 10), ev(Op::Malloc, 30)}, /*trailer=*/false),
               {{0, 1, kAtExit}, {1, 0, kAtExit}}, {}, "t.trace", &objs);
   EXPECT_EQ(objs.at(1).lastUseSeq, 1u);
-  EXPECT_EQ(objs.at(0).end, tt::DragEnd::Live);
+  EXPECT_EQ(objs.at(0).end, dg::DragEnd::Live);
   EXPECT_EQ(objs.at(0).ended, 40u);
   EXPECT_EQ(r.drag, 1.0);
   EXPECT_FALSE(r.traceComplete);
@@ -181,16 +181,16 @@ TEST(DragAnalysis, AnIncompleteLastUseFileLeavesObjectsUncovered) {
   // Drag = 800 / 600.
   std::vector<unsigned char> file = lastUseBytes({{0, 0, 2}, {1, 4, 4}}, /*trailer=*/false);
   file.erase(file.end() - 5, file.end());  // the second record cut short
-  const tt::LastUseData lu = tt::parseLastUse(file.data(), file.size());
+  const dg::LastUseData lu = dg::parseLastUse(file.data(), file.size());
   const std::string path =
       dir.write("t.trace", encode({ev(Op::Malloc, 10), ev(Op::Malloc, 20),
                                    ev(Op::Free, 0, kNoObject, 0), ev(Op::Malloc, 30),
                                    ev(Op::Free, 0, kNoObject, 1), ev(Op::Free, 0, kNoObject, 2)}))
           .string();
   Objects objs;
-  tt::DragOptions options;
+  dg::DragOptions options;
   collectObjects(options, &objs);
-  const tt::DragResult r = tt::analyzeDrag(path, lu, options);
+  const dg::DragResult r = dg::analyzeDrag(path, lu, options);
   EXPECT_FALSE(r.lastUseComplete);
   EXPECT_EQ(r.uncoveredObjects, 2u);
   EXPECT_EQ(r.uncoveredBytes, 50u);
@@ -205,11 +205,11 @@ TEST(DragAnalysis, CurvesKeepEachBucketsPeak) {
   // Ten mallocs of 10 bytes, never freed, all uncovered (ideal = actual): clocks 10..100.
   // Three buckets of the range [0, 100]: clock x goes to x * 3 / 101: 10..30, 40..60, 70..100.
   std::vector<Event> evs(10, ev(Op::Malloc, 10));
-  tt::DragOptions o;
+  dg::DragOptions o;
   o.maxPoints = 3;
-  const tt::DragResult r = analyze(dir, encode(evs), {}, o);
+  const dg::DragResult r = analyze(dir, encode(evs), {}, o);
   EXPECT_EQ(r.samples, 10u);
-  EXPECT_EQ(r.curve, (std::vector<tt::DragPoint>{{30, 30, 30}, {60, 60, 60}, {100, 100, 100}}));
+  EXPECT_EQ(r.curve, (std::vector<dg::DragPoint>{{30, 30, 30}, {60, 60, 60}, {100, 100, 100}}));
   o.maxPoints = 0;
   EXPECT_EQ(analyze(dir, encode(evs), {}, o).curve.size(), 10u);
 }
@@ -250,7 +250,7 @@ TEST(DragAnalysis, BadInputsAreErrors) {
   TempDir dir;
   const std::string path = dir.write("bad.trace", std::vector<unsigned char>{'x'}).string();
   try {
-    (void)tt::analyzeDrag(path, lastUse({}));
+    (void)dg::analyzeDrag(path, lastUse({}));
     ADD_FAILURE() << "no error";
   } catch (const strata::support::Error& ex) {
     EXPECT_TRUE(contains(ex.what(), path + ": not a Strata trace")) << ex.what();

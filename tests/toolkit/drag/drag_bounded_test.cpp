@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
-#include "drag_analysis.hpp"
-#include "drag_ideal_trace.hpp"
+#include "drag/drag_analysis.hpp"
+#include "drag/drag_ideal_trace.hpp"
 #include "drag_test_util.hpp"
-#include "external_sort.hpp"
+#include "tracetools/external_sort.hpp"
 #include "strata/detail/poison.hpp"  // STRATA_ASAN
-#include "trace_file.hpp"
+#include "tracetools/trace_file.hpp"
 
 namespace {
 
@@ -82,18 +82,18 @@ bool resetPeakRss() { return static_cast<bool>(std::ofstream("/proc/self/clear_r
 TEST(DragBounded, MillionsOfShortLivedObjectsHoldFewIdsAndLittleMemory) {
   TempDir dir;
   const auto [trace, lastUsePath] = writeRun(dir);
-  const tt::LastUseData lu = tt::readLastUseFile(lastUsePath);
+  const dg::LastUseData lu = dg::readLastUseFile(lastUsePath);
   ASSERT_EQ(lu.recordCount, kN);
-  tt::DragOptions small;
+  dg::DragOptions small;
   small.tempDir = dir.path().string();
   // About 490 runs of object records, merged in two rounds.
   small.sortRunRecords = 4096 / kScale;
 
   const bool measured = resetPeakRss();
   const std::uint64_t before = peakRssKiB();
-  const tt::DragResult r = tt::analyzeDrag(trace, lu, small);
-  const tt::IdealTraceCounts c =
-      tt::writeIdealTrace(trace, lu, r, (dir.path() / "ideal.trace").string(), small);
+  const dg::DragResult r = dg::analyzeDrag(trace, lu, small);
+  const dg::IdealTraceCounts c =
+      dg::writeIdealTrace(trace, lu, r, (dir.path() / "ideal.trace").string(), small);
   const std::uint64_t after = peakRssKiB();
   RecordProperty("peak_rss_growth_kib", std::to_string(after - before));
 #ifndef STRATA_ASAN
@@ -128,10 +128,10 @@ TEST(DragBounded, MillionsOfShortLivedObjectsHoldFewIdsAndLittleMemory) {
   EXPECT_EQ(c.events, 2 * kN - 2 + 2);
 
   // Everything sorted in one run: the same figures.
-  tt::DragOptions one;
+  dg::DragOptions one;
   one.tempDir = dir.path().string();
   one.sortRunRecords = kN + 1;
-  const tt::DragResult o = tt::analyzeDrag(trace, lu, one);
+  const dg::DragResult o = dg::analyzeDrag(trace, lu, one);
   EXPECT_EQ(o.sortRuns, 0u);
   EXPECT_EQ(o.actualArea, r.actualArea);
   EXPECT_EQ(o.idealArea, r.idealArea);

@@ -5,13 +5,13 @@
 #include <string>
 #include <vector>
 
-#include "error.hpp"
-#include "drag_ideal_trace.hpp"
+#include "support/error.hpp"
+#include "drag/drag_ideal_trace.hpp"
 #include "drag_test_util.hpp"
-#include "trace_stats.hpp"
+#include "tracetools/trace_stats.hpp"
 #ifdef STRATA_DRAG_REPLAY_PLAN
-#include "plan.hpp"
-#include "scan.hpp"
+#include "replay/plan.hpp"
+#include "replay/scan.hpp"
 #endif
 
 namespace {
@@ -84,18 +84,18 @@ void checkPlan(const std::string&, std::uint64_t) {}
 // decoder takes it, and analysed with last uses at its releases it has drag 1 and the first
 // analysis's ideal curve as its live bytes. Returns the ideal trace's events.
 std::vector<Event> idealOf(const std::vector<unsigned char>& trace, const std::vector<Rec>& recs,
-                           tt::IdealTraceCounts* counts = nullptr) {
+                           dg::IdealTraceCounts* counts = nullptr) {
   TempDir dir;
   const std::string in = dir.write("in.trace", trace).string();
   const std::string out = (dir.path() / "ideal.trace").string();
-  const tt::LastUseData lu = lastUse(recs);
-  const tt::DragResult first = tt::analyzeDrag(in, lu);
-  const tt::IdealTraceCounts c = tt::writeIdealTrace(in, lu, first, out);
+  const dg::LastUseData lu = lastUse(recs);
+  const dg::DragResult first = dg::analyzeDrag(in, lu);
+  const dg::IdealTraceCounts c = dg::writeIdealTrace(in, lu, first, out);
   if (counts != nullptr) *counts = c;
   const std::vector<Event> evs = readEvents(out);
   EXPECT_EQ(evs.size(), c.events);
   checkPlan(slurp(out), first.peakIdeal);
-  const tt::DragResult again = tt::analyzeDrag(out, lastUse(lastUseAtRelease(evs)));
+  const dg::DragResult again = dg::analyzeDrag(out, lastUse(lastUseAtRelease(evs)));
   EXPECT_EQ(again.drag, 1.0);
   EXPECT_EQ(again.peakActual, first.peakIdeal);
   EXPECT_EQ(again.sites.present, first.sites.present);
@@ -111,7 +111,7 @@ std::vector<Event> idealOf(const std::vector<unsigned char>& trace, const std::v
 TEST(DragIdealTrace, AReapsObjectsAreFreedFromItAfterTheirLastUse) {
   // reapTrace(), last uses as in the analysis test: id1 at 2, id2 at 3 (both ended by the
   // clear at 6), id3 at 3 (freed at 4: already right after), id4 at 6 (freed at 7: same).
-  tt::IdealTraceCounts c;
+  dg::IdealTraceCounts c;
   const auto evs = idealOf(encode(reapTrace()), {{1, 2, 6}, {2, 3, 6}, {3, 3, 4}, {4, 6, 7}}, &c);
   EXPECT_EQ(show(evs), (std::vector<std::string>{
                            "reap_create 0 - 0 @0", "reap_malloc 1 0 64 @0", "reap_malloc 2 0 64 @0",
@@ -126,7 +126,7 @@ TEST(DragIdealTrace, ReallocKeepsItsTargetAndSitesAreKept) {
   // 0 malloc 100 -> id0 (site 1); 1 realloc 0 -> id1 (site 2); 2 malloc 10 -> id2 (site 1);
   // 3 free 1; 4 free 2. id1 is never used after the realloc: freed after event 1, its free
   // at 3 dropped. id0 keeps its realloc; id2 is freed right after its last use already.
-  tt::IdealTraceCounts c;
+  dg::IdealTraceCounts c;
   const auto evs = idealOf(
       sitesTrace({ev(Op::Malloc, 100), ev(Op::Realloc, 200, 0), ev(Op::Malloc, 10),
                   ev(Op::Free, 0, kNoObject, 1), ev(Op::Free, 0, kNoObject, 2)},
@@ -173,7 +173,7 @@ TEST(DragIdealTrace, AReleaseAfterAThreadsEndGoesToTheLowestLiveThread) {
 TEST(DragIdealTrace, TouchesMoveBeforeTheEarlyRelease) {
   // 0 malloc 100000 -> id0; 1 malloc 10 -> id1; 2 touch 0 (4096 bytes); 3 free 0; 4 free 1.
   // id0 last used at 0: its touch and free follow event 0; id1 freed right after its last use.
-  tt::IdealTraceCounts c;
+  dg::IdealTraceCounts c;
   const auto evs = idealOf(
       encode({ev(Op::Malloc, 100000), ev(Op::Malloc, 10), ev(Op::Touch, 4096, kNoObject, 0),
               ev(Op::Free, 0, kNoObject, 0), ev(Op::Free, 0, kNoObject, 1)}),
@@ -197,8 +197,8 @@ TEST(DragIdealTrace, ATraceThatIsNotTheOneAnalysedIsRefused) {
   const std::string a = dir.write("a.trace", encode({ev(Op::Malloc, 8)})).string();
   const std::string b =
       dir.write("b.trace", encode({ev(Op::Malloc, 8), ev(Op::Malloc, 8)})).string();
-  const tt::DragResult r = tt::analyzeDrag(a, lastUse({}));
-  EXPECT_THROW(tt::writeIdealTrace(b, lastUse({}), r, (dir.path() / "o.trace").string()),
+  const dg::DragResult r = dg::analyzeDrag(a, lastUse({}));
+  EXPECT_THROW(dg::writeIdealTrace(b, lastUse({}), r, (dir.path() / "o.trace").string()),
                strata::support::Error);
 }
 

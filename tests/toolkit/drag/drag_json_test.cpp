@@ -12,15 +12,15 @@
 #include <vector>
 
 #include "../compare/json.hpp"
-#include "drag_analysis.hpp"
-#include "drag_report.hpp"
+#include "drag/drag_analysis.hpp"
+#include "drag/drag_report.hpp"
 #include "drag_test_util.hpp"
 
 namespace {
 
 using namespace dragtest;
-using strata::cli::DragProcess;
-using strata::cli::DragRunFacts;
+using strata::drag::DragProcess;
+using strata::drag::DragRunFacts;
 using strata::test::Json;
 
 // The keys a key set must have exactly.
@@ -60,7 +60,7 @@ Written writeReport(const TempDir& dir, const std::vector<unsigned char>& trace,
   const int saved = ::dup(STDOUT_FILENO);
   const int null = ::open("/dev/null", O_WRONLY);
   ::dup2(null, STDOUT_FILENO);
-  strata::cli::writeDragReport(facts, processes, processes[0], {});
+  strata::drag::writeDragReport(facts, processes, processes[0], {});
   std::fflush(stdout);
   ::dup2(saved, STDOUT_FILENO);
   ::close(saved);

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "error.hpp"
-#include "drag_last_use.hpp"
+#include "support/error.hpp"
+#include "drag/drag_last_use.hpp"
 #include "drag_test_util.hpp"
 
 namespace {
@@ -18,8 +18,8 @@ using namespace dragtest;
 // The offset of the LastUseError `bytes` raise (and its message in *what), or ~0 when none.
 std::uint64_t errorOffset(const std::vector<unsigned char>& bytes, std::string* what = nullptr) {
   try {
-    (void)tt::parseLastUse(bytes.data(), bytes.size());
-  } catch (const tt::LastUseError& e) {
+    (void)dg::parseLastUse(bytes.data(), bytes.size());
+  } catch (const dg::LastUseError& e) {
     if (what != nullptr) *what = e.what();
     return e.offset();
   }
@@ -27,24 +27,24 @@ std::uint64_t errorOffset(const std::vector<unsigned char>& bytes, std::string* 
 }
 
 // The records of d, read again, sorted by id.
-std::vector<tt::LastUseRecord> recordsById(const tt::LastUseData& d) {
-  std::vector<tt::LastUseRecord> out;
-  tt::forEachLastUseRecord(d, [&out](const tt::LastUseRecord& r) { out.push_back(r); });
+std::vector<dg::LastUseRecord> recordsById(const dg::LastUseData& d) {
+  std::vector<dg::LastUseRecord> out;
+  dg::forEachLastUseRecord(d, [&out](const dg::LastUseRecord& r) { out.push_back(r); });
   std::sort(out.begin(), out.end(),
-            [](const tt::LastUseRecord& a, const tt::LastUseRecord& b) { return a.id < b.id; });
+            [](const dg::LastUseRecord& a, const dg::LastUseRecord& b) { return a.id < b.id; });
   return out;
 }
 
 TEST(DragLastUse, AWholeFileIsReadAndItsRecordsReadAgain) {
-  const tt::LastUseData d = lastUse({{7, 3, 9}, {2, 0, kAtExit}, {5, 4, 4}});
+  const dg::LastUseData d = lastUse({{7, 3, 9}, {2, 0, kAtExit}, {5, 4, 4}});
   EXPECT_TRUE(d.complete);
   EXPECT_TRUE(d.incomplete.empty());
   EXPECT_EQ(d.pid, 4242u);
   EXPECT_EQ(d.recordCount, 3u);
-  const std::vector<tt::LastUseRecord> r = recordsById(d);
+  const std::vector<dg::LastUseRecord> r = recordsById(d);
   ASSERT_EQ(r.size(), 3u);
   EXPECT_EQ(r[0].id, 2u);
-  EXPECT_EQ(r[0].release, tt::kLastUseAtExit);
+  EXPECT_EQ(r[0].release, dg::kLastUseAtExit);
   EXPECT_EQ(r[0].offset, 48u);  // the second record
   EXPECT_EQ(r[1].id, 5u);
   EXPECT_EQ(r[1].lastUse, 4u);  // a last use at the release itself is allowed
@@ -53,7 +53,7 @@ TEST(DragLastUse, AWholeFileIsReadAndItsRecordsReadAgain) {
 
 TEST(DragLastUse, AKilledRunKeepsItsWholeRecords) {
   // No trailer: both records kept, incomplete.
-  tt::LastUseData d = lastUse({{0, 1, 2}, {1, 1, 3}}, /*trailer=*/false);
+  dg::LastUseData d = lastUse({{0, 1, 2}, {1, 1, 3}}, /*trailer=*/false);
   EXPECT_FALSE(d.complete);
   EXPECT_EQ(recordsById(d).size(), 2u);
   EXPECT_NE(d.incomplete.find("no trailer after 2 records"), std::string::npos) << d.incomplete;
@@ -61,7 +61,7 @@ TEST(DragLastUse, AKilledRunKeepsItsWholeRecords) {
   // The third record cut after 10 of its 24 bytes (it would start at 24 + 48 = 72).
   std::vector<unsigned char> b = lastUseBytes({{0, 1, 2}, {1, 1, 3}, {2, 5, 6}}, false);
   b.resize(72 + 10);
-  d = tt::parseLastUse(b.data(), b.size());
+  d = dg::parseLastUse(b.data(), b.size());
   EXPECT_FALSE(d.complete);
   EXPECT_EQ(d.recordCount, 2u);
   EXPECT_EQ(recordsById(d).size(), 2u);
@@ -70,7 +70,7 @@ TEST(DragLastUse, AKilledRunKeepsItsWholeRecords) {
 
   // Only the header: no record, still a valid (empty, incomplete) file.
   b.resize(24);
-  d = tt::parseLastUse(b.data(), b.size());
+  d = dg::parseLastUse(b.data(), b.size());
   EXPECT_FALSE(d.complete);
   EXPECT_TRUE(recordsById(d).empty());
 }
@@ -120,20 +120,20 @@ TEST(DragLastUse, FilesAreNamedInErrors) {
   TempDir dir;
   std::vector<unsigned char> b = lastUseBytes({{0, 1, 2}});
   const std::string good = dir.write("good.lastuse", b).string();
-  const tt::LastUseData d = tt::readLastUseFile(good);
+  const dg::LastUseData d = dg::readLastUseFile(good);
   EXPECT_EQ(d.recordCount, 1u);
   EXPECT_EQ(recordsById(d).size(), 1u);  // read again from the file
   b[8] = 9;
   const std::string bad = dir.write("bad.lastuse", b).string();
   try {
-    (void)tt::readLastUseFile(bad);
+    (void)dg::readLastUseFile(bad);
     ADD_FAILURE() << "no error";
   } catch (const strata::support::Error& e) {
     EXPECT_EQ(std::string(e.what()).rfind(bad + ": unsupported last-use file version 9", 0), 0u)
         << e.what();
     EXPECT_NE(std::string(e.what()).find("at byte offset 8"), std::string::npos) << e.what();
   }
-  EXPECT_THROW((void)tt::readLastUseFile(dir.path() / "missing"), strata::support::Error);
+  EXPECT_THROW((void)dg::readLastUseFile(dir.path() / "missing"), strata::support::Error);
 }
 
 }  // namespace

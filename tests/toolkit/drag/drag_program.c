@@ -1,5 +1,5 @@
 /* A program for drag_test: it plays the recorder's part itself, issuing the drag requests
- * (strata/drag/protocol.h) around accesses to objects laid out in a static arena, in a
+ * (strata/protocol/drag.h) around accesses to objects laid out in a static arena, in a
  * pattern the test knows the records of. The pattern is the first argument:
  *   hello      exits 0 when the tool answers HELLO, 4 when nothing does (not under the tool)
  *   pattern    objects created, used between later requests, released, one left live, and
@@ -20,7 +20,7 @@
 
 #include <valgrind/valgrind.h>
 
-#include "strata/drag/protocol.h"
+#include "strata/protocol/drag.h"
 
 static _Alignas(64) unsigned char arena[256];
 

@@ -14,10 +14,10 @@
 #include <string>
 #include <vector>
 
-#include "../../support/require.hpp"
-#include "process.hpp"
-#include "strata/drag/protocol.h"
-#include "valgrind_run.hpp"
+#include "common/require.hpp"
+#include "support/process.hpp"
+#include "strata/protocol/drag.h"
+#include "drag/valgrind_run.hpp"
 
 namespace {
 

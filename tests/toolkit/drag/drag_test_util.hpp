@@ -6,14 +6,15 @@
 #include <string>
 #include <vector>
 
-#include "drag_analysis.hpp"
-#include "strata/drag/protocol.h"
+#include "drag/drag_analysis.hpp"
+#include "strata/protocol/drag.h"
 #include "test_util.hpp"
 
 namespace dragtest {
 
 using namespace tttest;
 namespace tt = strata::tracetools;
+namespace dg = strata::drag;
 
 struct Rec {
   std::uint64_t id, lastUse, release;
@@ -43,29 +44,29 @@ inline std::vector<unsigned char> lastUseBytes(const std::vector<Rec>& recs, boo
   return out;
 }
 
-inline tt::LastUseData lastUse(const std::vector<Rec>& recs, bool trailer = true) {
+inline dg::LastUseData lastUse(const std::vector<Rec>& recs, bool trailer = true) {
   const std::vector<unsigned char> b = lastUseBytes(recs, trailer);
-  return tt::parseLastUse(b.data(), b.size());
+  return dg::parseLastUse(b.data(), b.size());
 }
 
 // Each object's results by id, as DragOptions::onObject reports them.
-using Objects = std::map<std::uint64_t, tt::DragObject>;
-inline void collectObjects(tt::DragOptions& options, Objects* objects) {
+using Objects = std::map<std::uint64_t, dg::DragObject>;
+inline void collectObjects(dg::DragOptions& options, Objects* objects) {
   if (objects == nullptr) return;
   objects->clear();
-  options.onObject = [objects](std::uint64_t id, const tt::DragObject& o) {
+  options.onObject = [objects](std::uint64_t id, const dg::DragObject& o) {
     EXPECT_TRUE(objects->emplace(id, o).second) << "object " << id << " reported twice";
   };
 }
 
 // Writes `trace` into dir as NAME and analyses it with `recs` (temporary files in dir),
 // filling *objects when given.
-inline tt::DragResult analyze(const TempDir& dir, const std::vector<unsigned char>& trace,
-                              const std::vector<Rec>& recs, tt::DragOptions options = {},
+inline dg::DragResult analyze(const TempDir& dir, const std::vector<unsigned char>& trace,
+                              const std::vector<Rec>& recs, dg::DragOptions options = {},
                               const std::string& name = "t.trace", Objects* objects = nullptr) {
   if (options.tempDir.empty()) options.tempDir = dir.path().string();
   collectObjects(options, objects);
-  return tt::analyzeDrag(dir.write(name, trace).string(), lastUse(recs), options);
+  return dg::analyzeDrag(dir.write(name, trace).string(), lastUse(recs), options);
 }
 
 // The reap trace of the tests: 0 reap_create -> id0 (a reap); 1 reap_malloc 64 -> id1;

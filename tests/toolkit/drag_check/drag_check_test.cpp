@@ -10,8 +10,8 @@
 #include <string>
 
 #include "../cli/strata_cli.hpp"
-#include "drag_analysis.hpp"
-#include "drag_last_use.hpp"
+#include "drag/drag_analysis.hpp"
+#include "drag/drag_last_use.hpp"
 #include "strata/trace/reader.hpp"
 
 namespace {
@@ -21,11 +21,12 @@ using strata::test::runStrata;
 using strata::test::slurp;
 using strata::test::TempDir;
 namespace tt = strata::tracetools;
+namespace dg = strata::drag;
 
 struct Drag {
   strata::test::RunResult run;
-  tt::DragResult result;
-  tt::LastUseData lastUse;
+  dg::DragResult result;
+  dg::LastUseData lastUse;
   std::string report;
 };
 
@@ -39,8 +40,8 @@ Drag dragOf(const TempDir& dir, const std::string& mode) {
   std::string lastUse;
   for (const auto& entry : std::filesystem::directory_iterator(dir.path() / "out"))
     if (entry.path().filename().string().starts_with("last-use.")) lastUse = entry.path();
-  d.lastUse = tt::readLastUseFile(lastUse);
-  d.result = tt::analyzeDrag(dir / "out/program.trace", d.lastUse);
+  d.lastUse = dg::readLastUseFile(lastUse);
+  d.result = dg::analyzeDrag(dir / "out/program.trace", d.lastUse);
   return d;
 }
 

@@ -15,8 +15,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "lock.hpp"
-#include "object_map.hpp"
+#include "record/recorder/lock.hpp"
+#include "record/recorder/object_map.hpp"
 
 namespace {
 

@@ -2,7 +2,7 @@
 // recorder measures. Single-threaded semantics (add, find, remove, replace, a full window,
 // forEach), then threads adding and removing their own objects concurrently while others
 // look theirs up: nothing lost, nothing found that was not added.
-#include "prepared_table.hpp"
+#include "record/recorder/prepared_table.hpp"
 
 #include <gtest/gtest.h>
 

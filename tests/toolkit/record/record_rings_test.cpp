@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "rings.hpp"
+#include "record/recorder/rings.hpp"
 #include "strata/detail/spin_lock.hpp"
 
 namespace {

@@ -10,15 +10,18 @@
 #include <string>
 #include <vector>
 
-#include "error.hpp"
-#include "record_session.hpp"
-#include "strata/record/environment.hpp"
-#include "trace_names.hpp"
+#include "support/error.hpp"
+#include "record/record_session.hpp"
+#include "strata/protocol/recorder_environment.hpp"
+#include "strata/trace/names.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using namespace strata::record;
+using strata::trace::childTraces;
+using strata::trace::pidSuffix;
+namespace env = strata::protocol::env;
 
 // A fresh directory, removed at the end.
 struct TempDir {

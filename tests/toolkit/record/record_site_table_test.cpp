@@ -8,7 +8,7 @@
 #include <map>
 #include <vector>
 
-#include "site_table.hpp"
+#include "record/recorder/site_table.hpp"
 
 namespace {
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "../../support/process.hpp"
+#include "common/process.hpp"
 #include "strata/trace/reader.hpp"
 
 namespace {

@@ -14,8 +14,8 @@
 #include <ostream>
 #include <string>
 
-#include "modules.hpp"
-#include "stack_walk.hpp"
+#include "record/recorder/modules.hpp"
+#include "record/recorder/stack_walk.hpp"
 
 namespace {
 

@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "../../support/process.hpp"
-#include "strata/record/environment.hpp"
+#include "common/process.hpp"
+#include "strata/protocol/recorder_environment.hpp"
 #include "strata/trace/reader.hpp"
 
 namespace {
@@ -717,7 +717,7 @@ TEST(RecordTouch, ThresholdSettingMovesOrTurnsOffTheMeasurement) {
   for (const char* setting : {"off", "2000000"}) {
     SCOPED_TRACE(setting);
     TempDir dir;
-    const Result r = run(dir, std::string(strata::record::env::kTouchMin) + "=" + setting + " " +
+    const Result r = run(dir, std::string(strata::protocol::env::kTouchMin) + "=" + setting + " " +
                                   quote(kStrata) + " record -o ts.trace -- " + quote(RECORD_TOUCH) +
                                   " memset");
     ASSERT_EQ(r.status, 0) << r.err;

@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "touch.hpp"
+#include "record/recorder/touch.hpp"
 
 namespace {
 

@@ -16,13 +16,13 @@
 #include <string>
 #include <vector>
 
-#include "../../support/process.hpp"
-#include "../../support/require.hpp"
+#include "common/process.hpp"
+#include "common/require.hpp"
 #include "trace_builder.hpp"
-#include "engine.hpp"
-#include "measure.hpp"
-#include "plan.hpp"
-#include "result_file.hpp"
+#include "replay/engine.hpp"
+#include "replay/measure.hpp"
+#include "replay/plan.hpp"
+#include "replay/result_file.hpp"
 #include "strata/trace/reader.hpp"
 #include "strata/trace/writer.hpp"
 

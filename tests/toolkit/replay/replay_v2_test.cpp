@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "engine.hpp"
-#include "measure.hpp"
-#include "own_memory.hpp"
-#include "plan.hpp"
-#include "result_file.hpp"
+#include "replay/engine.hpp"
+#include "replay/measure.hpp"
+#include "replay/own_memory.hpp"
+#include "replay/plan.hpp"
+#include "replay/result_file.hpp"
 #include "trace_builder.hpp"
 
 namespace {

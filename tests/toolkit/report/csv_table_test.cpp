@@ -7,8 +7,8 @@
 #include <cmath>
 #include <string>
 
-#include "csv_table.hpp"
-#include "error.hpp"
+#include "report/csv_table.hpp"
+#include "support/error.hpp"
 
 namespace {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <unistd.h>
 
-#include "error.hpp"
-#include "json_value.hpp"
+#include "support/error.hpp"
+#include "support/json_value.hpp"
 
 namespace {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "../../support/process.hpp"
-#include "json_value.hpp"
+#include "common/process.hpp"
+#include "support/json_value.hpp"
 
 namespace {
 

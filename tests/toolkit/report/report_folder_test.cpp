@@ -9,13 +9,13 @@
 #include <filesystem>
 #include <string>
 
-#include "../../support/process.hpp"
-#include "error.hpp"
-#include "json_value.hpp"
-#include "report_page.hpp"
-#include "report_writer.hpp"
-#include "result_folder.hpp"
-#include "web_assets.hpp"
+#include "common/process.hpp"
+#include "support/error.hpp"
+#include "support/json_value.hpp"
+#include "report/report_page.hpp"
+#include "report/report_writer.hpp"
+#include "report/result_folder.hpp"
+#include "report/web_assets.hpp"
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "../../support/require.hpp"
+#include "common/require.hpp"
 #include "test_util.hpp"
 
 namespace {

@@ -3,8 +3,8 @@
 // do; truncated and corrupt zstd and gzip data are errors, never a crash or a hang.
 #include <sstream>
 
-#include "error.hpp"
-#include "heaptrack.hpp"
+#include "support/error.hpp"
+#include "tracetools/heaptrack.hpp"
 #include "test_util.hpp"
 
 namespace {

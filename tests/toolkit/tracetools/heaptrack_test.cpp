@@ -10,7 +10,7 @@
 #include <set>
 #include <sstream>
 
-#include "heaptrack.hpp"
+#include "tracetools/heaptrack.hpp"
 #include "test_util.hpp"
 
 namespace {

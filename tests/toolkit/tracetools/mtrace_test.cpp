@@ -6,12 +6,12 @@
 
 #include <sstream>
 
-#include "error.hpp"
-#include "../../support/require.hpp"
-#include "mtrace.hpp"
+#include "support/error.hpp"
+#include "common/require.hpp"
+#include "tracetools/mtrace.hpp"
 #include "test_util.hpp"
-#include "trace_stats.hpp"
-#include "workloads.hpp"
+#include "tracetools/trace_stats.hpp"
+#include "tracetools/workloads.hpp"
 
 namespace {
 

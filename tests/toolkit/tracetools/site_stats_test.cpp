@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "elf_symbols.hpp"
+#include "tracetools/elf_symbols.hpp"
 #include "test_util.hpp"
-#include "trace_stats.hpp"
+#include "tracetools/trace_stats.hpp"
 
 namespace {
 

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "site_timeline.hpp"
+#include "tracetools/site_timeline.hpp"
 #include "test_util.hpp"
 #include "timeline_traces.hpp"
-#include "trace_stats.hpp"
+#include "tracetools/trace_stats.hpp"
 
 namespace {
 

@@ -6,12 +6,12 @@
 #include <string>
 #include <vector>
 
-#include "error.hpp"
-#include "json_value.hpp"
-#include "sites_document.hpp"
+#include "support/error.hpp"
+#include "support/json_value.hpp"
+#include "tracetools/sites_document.hpp"
 #include "test_util.hpp"
 #include "timeline_traces.hpp"
-#include "trace_stats.hpp"
+#include "tracetools/trace_stats.hpp"
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "json_value.hpp"
+#include "support/json_value.hpp"
 #include "test_util.hpp"
 
 namespace {

@@ -1,5 +1,5 @@
 // Helpers shared by the trace-tools tests: traces built by hand from event lists and read
-// back (the scratch directory and slurp come from tests/support/process.hpp).
+// back (the scratch directory and slurp come from tests/common/process.hpp).
 #pragma once
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "../../support/process.hpp"
+#include "common/process.hpp"
 #include "strata/trace/reader.hpp"
 #include "strata/trace/writer.hpp"
 

@@ -6,7 +6,7 @@
 # LD_PRELOAD. It is built without sanitizers even in a STRATA_SANITIZE build (an ASan program
 # cannot take a preloaded malloc and glibc's hooks would not see ASan's allocations), so the
 # test runs in every build; it skips visibly when the library is not installed (fails, under
-# STRATA_REQUIRE_DEPS: tests/support/require.hpp).
+# STRATA_REQUIRE_DEPS: tests/common/require.hpp).
 find_file(STRATA_LIBC_MALLOC_DEBUG libc_malloc_debug.so.0
   PATHS /lib/${CMAKE_LIBRARY_ARCHITECTURE} /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE} /lib64 /usr/lib64
         /lib /usr/lib

@@ -2,9 +2,9 @@
 // live peaks, object counts, both lifetime clocks, histograms, realloc, failed calls, and
 // reap_clear / reap_destroy freeing the objects of nested reaps.
 
-#include "error.hpp"
+#include "support/error.hpp"
 #include "test_util.hpp"
-#include "trace_stats.hpp"
+#include "tracetools/trace_stats.hpp"
 
 namespace {
 

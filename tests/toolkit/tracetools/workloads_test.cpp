@@ -2,10 +2,10 @@
 // seed -> other bytes), valid traces, and the shape each one is meant to have.
 #include <algorithm>
 
-#include "error.hpp"
+#include "support/error.hpp"
 #include "test_util.hpp"
-#include "trace_stats.hpp"
-#include "workloads.hpp"
+#include "tracetools/trace_stats.hpp"
+#include "tracetools/workloads.hpp"
 
 namespace {
 

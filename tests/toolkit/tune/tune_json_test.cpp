@@ -6,13 +6,13 @@
 #include <string>
 
 #include "../compare/json.hpp"
-#include "tune_report.hpp"
+#include "tune/tune_report.hpp"
 
 namespace {
 
 using strata::test::Json;
 using strata::test::JsonParser;
-namespace tune = strata::cli::tune;
+namespace tune = strata::tune;
 
 tune::Candidate candidate(const std::string& description, const std::string& spec,
                           std::vector<std::string> environment, double seconds, bool isDefault) {

@@ -9,12 +9,12 @@
 #include <fstream>
 #include <string>
 
-#include "error.hpp"
-#include "tune_spaces.hpp"
+#include "support/error.hpp"
+#include "tune/tune_spaces.hpp"
 
 namespace {
 
-using namespace strata::cli::tune;
+using namespace strata::tune;
 
 // A spaces file with this text, removed at the end of the test.
 class SpacesFile {

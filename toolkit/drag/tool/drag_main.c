@@ -1,5 +1,5 @@
 /* strata-drag, the Valgrind tool `strata drag` runs a program under: registration, options,
- * the client requests of strata/drag/protocol.h, fork, exec and the end of the run.
+ * the client requests of strata/protocol/drag.h, fork, exec and the end of the run.
  *
  *   valgrind --tool=strata-drag --drag-out=FILE PROGRAM...
  *
@@ -19,7 +19,7 @@
 #include "pub_tool_tooliface.h"
 #include "pub_tool_vkiscnums.h"
 
-#include "strata/drag/protocol.h"
+#include "strata/protocol/drag.h"
 
 #include "drag_blocks.h"
 #include "drag_instrument.h"

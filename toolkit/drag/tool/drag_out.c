@@ -9,7 +9,7 @@
 #include "pub_tool_libcproc.h"
 #include "pub_tool_vki.h"
 
-#include "strata/drag/protocol.h"
+#include "strata/protocol/drag.h"
 
 /* Valgrind's core moves its own log files into the descriptors the program cannot use (above
  * its soft limit), so that a program closing every descriptor does not close them. The tool

@@ -1,4 +1,4 @@
-/* The drag tool's last-use file (its layout is in strata/drag/protocol.h): a header when it is
+/* The drag tool's last-use file (its layout is in strata/protocol/drag.h): a header when it is
  * opened, one record per ended object, a trailer at the end of the run. Written through a
  * fixed buffer, flushed when full, before an exec and at the end, so that a run killed outright
  * leaves every record up to the last flush. */

@@ -1,0 +1,3 @@
+// Wrong on purpose: cli's code is in strata::cli.
+namespace strata::support {
+}  // namespace strata::support

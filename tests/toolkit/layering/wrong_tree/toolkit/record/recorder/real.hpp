@@ -1,0 +1,2 @@
+// The recorder's own header (private to record).
+#pragma once

@@ -1,0 +1,2 @@
+// A public header of record.
+#pragma once
