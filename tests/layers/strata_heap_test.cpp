@@ -1,4 +1,3 @@
-// links: strata_support
 // StrataHeap as the shim will use it: the differential harness, alignment, memalign up to
 // 1 GiB, realloc in place, bad input, cross-thread frees, thread exit, empty memory going
 // back to the system (by the heap's own figures and by RSS; at once by trim, after the purge
@@ -29,17 +28,13 @@
 #include "strata/detail/poison.hpp"
 #include "common/differential.hpp"
 #include "common/thread_stress.hpp"
-#include "support/proc.hpp"
+#include "common/resident.hpp"
 
 using namespace strata;
 
 namespace {
 constexpr auto kPurgeDelayMs = StrataTunables{}.purgeDelayMs;
 constexpr auto kMaxDelayedBytes = StrataTunables{}.maxDelayedBytes;
-
-// Anonymous resident memory of this process (AddressSanitizer's shadow not counted: it
-// holds an eighth of all memory ever touched, freed or not).
-std::size_t rssBytes() { return support::anonResidentBytes(); }
 
 }  // namespace
 
@@ -297,27 +292,27 @@ TEST(StrataHeap, ThreadExitMemoryIsReused) {
 
 TEST(StrataHeap, EmptyMemoryGoesBackToTheSystem) {
   auto h = std::make_unique<StrataHeap>();
-  const std::size_t rss0 = rssBytes();
-  std::vector<void*> live;
+  std::vector<std::pair<const void*, std::size_t>> live;
   std::mt19937_64 rng(7);
   std::size_t bytes = 0;
   while (bytes < (std::size_t{128} << 20)) {
     const std::size_t n = 16 + rng() % 2000;
     void* p = h->malloc(n);
     std::memset(p, 3, n);
-    live.push_back(p);
+    live.emplace_back(p, n);
     bytes += n;
   }
-  const std::size_t rssFull = rssBytes();
+  const std::size_t residentFull = strata::test::residentBytes(live);
   EXPECT_GT(h->stats().bytesFromSystem, std::size_t{128} << 20);
   EXPECT_GE(h->stats().bytesInUse, std::size_t{128} << 20);
   std::shuffle(live.begin(), live.end(), rng);
-  for (void* p : live) h->free(p);
+  for (const auto& [p, n] : live) h->free(const_cast<void*>(p));
   h->trim(0);
-  const std::size_t rssEmpty = rssBytes();
+  // The pages the objects were on, read after the heap let them go.
+  const std::size_t residentEmpty = strata::test::residentBytes(live);
   EXPECT_LT(h->stats().bytesFromSystem, std::size_t{1} << 20);
-  EXPECT_GT(rssFull, rss0 + (std::size_t{100} << 20));
-  EXPECT_LT(rssEmpty, rss0 + (std::size_t{16} << 20)) << "rss0 " << rss0 << " full " << rssFull;
+  EXPECT_GT(residentFull, std::size_t{100} << 20);
+  EXPECT_LT(residentEmpty, std::size_t{16} << 20) << "full " << residentFull;
 }
 
 namespace {

@@ -80,6 +80,9 @@ BuildResult buildLibrary(const BuildRequest& request);
 // compositions words them alike:
 // True when the compiler's first error says the header's heap type is not there.
 bool missingHeapType(const BuildResult& result);
+// What `strata build` says first about a failed result, as one line: the request's error, that
+// the heap does not compile and why, or that the library fails the check. Empty when built.
+std::string failureLine(const BuildRequest& request, const BuildResult& result);
 // The library as a spec `strata run` takes: a bare file name gets "./" so it reads as a path.
 std::string runSpecPath(const std::string& output);
 // A failed compile's whole output is kept in LIBRARY.log; a successful build removes an earlier

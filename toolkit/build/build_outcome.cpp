@@ -1,5 +1,5 @@
-// What `strata build` says about a result (build_library.hpp): the heap type a header lacks,
-// the spec to use the library with, the compiler's log kept beside the library.
+// What `strata build` says about a result (build_library.hpp): what failed, the heap type a
+// header lacks, the spec to use the library with, the compiler's log kept beside the library.
 #include <filesystem>
 #include <fstream>
 #include <system_error>
@@ -13,6 +13,17 @@ bool missingHeapType(const BuildResult& r) {
                             "was not declared", "no type named", "no member named", "undeclared"})
     if (r.firstError.find(words) != std::string::npos) return true;
   return false;
+}
+
+std::string failureLine(const BuildRequest& request, const BuildResult& r) {
+  switch (r.status) {
+    case BuildStatus::Built: break;
+    case BuildStatus::BadRequest: return r.error;
+    case BuildStatus::CompileFailed: return r.heapType + " does not compile (" + r.error + ")";
+    case BuildStatus::ProbeFailed:
+      return "built " + request.output + ", but it fails the check: " + r.probe.reason;
+  }
+  return {};
 }
 
 std::string runSpecPath(const std::string& output) {

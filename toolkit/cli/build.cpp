@@ -125,7 +125,7 @@ BuildRequest parseRequest(std::span<char* const> args, bool& verbose) {
 
 // The compiler's first error (or all it printed), what a header lacks, and where the log is.
 int reportCompileFailure(const BuildRequest& request, const BuildResult& r, bool verbose) {
-  std::fprintf(stderr, "strata build: %s does not compile (%s):\n", r.heapType.c_str(), r.error.c_str());
+  std::fprintf(stderr, "strata build: %s:\n", failureLine(request, r).c_str());
   if (!verbose) std::fputs(r.firstError.empty() ? r.fullLog.c_str() : r.firstError.c_str(), stderr);
   if (!request.header.empty() && missingHeapType(r))
     std::fprintf(stderr, "strata build: %s must define the heap type %s at global scope (using %s = ...;), "
@@ -148,10 +148,9 @@ int runBuild(std::span<char* const> args) {
     std::fputs(r.fullLog.c_str(), stderr);
   }
   switch (r.status) {
-    case BuildStatus::BadRequest: throw support::Error(r.error, 2);
+    case BuildStatus::BadRequest: throw support::Error(failureLine(request, r), 2);
     case BuildStatus::CompileFailed: return reportCompileFailure(request, r, verbose);
-    case BuildStatus::ProbeFailed:
-      throw support::Error("built " + request.output + ", but it fails the check: " + r.probe.reason);
+    case BuildStatus::ProbeFailed: throw support::Error(failureLine(request, r));
     case BuildStatus::Built: break;
   }
   keepBuildLog(request, r);  // an earlier failed build's log is stale now

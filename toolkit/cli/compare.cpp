@@ -64,12 +64,34 @@ void showText(const Options& o, const std::string& block) {
   std::fflush(stdout);
 }
 
+// Prints a line on stderr (what the comparison is doing, or what went wrong with the plots).
+void note(const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); }
+
+// Draws the plots and says where they are on `info`, or on stderr why there are none;
+// returns the exit status for them (support::PlotRun::exitStatus).
+int plot(const Options& o, const Comparison& c, std::FILE* info) {
+  const std::string table = (fs::path(o.outDir) / "report.txt").string();
+  const support::PlotRun run = drawPlots(o, [](const std::string& python) {
+    note("strata compare: drawing the plots with " + python);
+  });
+  if (run.outcome == support::PlotRun::Outcome::NoPython)
+    note("strata compare: plots need python3-matplotlib (apt-get install python3-matplotlib); "
+         "the table is in " + table);
+  else if (!run.drawn())
+    note("strata compare: the plot " + run.problem() + "; the table is in " + table);
+  if (!run.drawn()) return run.exitStatus();
+  std::fprintf(info, "\nplots (.png and .svg) in %s/:\n", o.outDir.c_str());
+  for (const std::string& line : plotNames(c.traces, c.command.haveLive))
+    std::fprintf(info, "  %s\n", line.c_str());
+  return 0;
+}
+
 int runCompare(std::span<char* const> args) {
   const Options o = compare_options::parseCompareOptions(args);
   const Allocators allocators = resolveAllocators(o.allocators);
   checkInputs(o.command, o.traces);
-  const Comparison c =
-      runComparison(o, allocators, [&](const std::string& block) { showText(o, block); });
+  const Comparison c = runComparison(
+      o, allocators, [&](const std::string& block) { showText(o, block); }, note);
   if (o.json) std::fputs(resultsJson(c.settings, c.traces, c.commandOut()).c_str(), stdout);
   std::fflush(stdout);
 
@@ -77,7 +99,7 @@ int runCompare(std::span<char* const> args) {
   std::FILE* info = o.json ? stderr : stdout;
   int status = c.anyFailed ? 1 : 0;
   if (o.plots) {
-    const int plotStatus = drawPlots(o, c.traces, c.command.haveLive, info);
+    const int plotStatus = plot(o, c, info);
     if (plotStatus == 1 || (plotStatus == 3 && status == 0)) status = plotStatus;
   }
   const fs::path out = o.outDir;

@@ -102,7 +102,13 @@ int runDrag(std::span<char* const> args) {
   DragRunFacts facts{support::shellLine(request.command), support::describeStatus(ran),
                      ran.wallSeconds, ran.succeeded(), request.dir, request.top, {}};
   std::vector<DragProcess> processes = drag::tracesWritten(facts);
-  drag::analyse(facts, processes);
+  const drag::DragReport report = drag::analyse(facts, processes);
+  std::fputs(report.text.c_str(), stdout);
+  std::fflush(stdout);
+  const std::string curves = (request.dir / "curves.csv").string();
+  if (!report.plot.drawn())
+    std::fprintf(stderr, "strata drag: the plot %s; the curves are in %s\n",
+                 report.plot.problem().c_str(), curves.c_str());
   // Last, once every file it embeds is written: an error here loses none of them.
   std::printf("report: %s\n", report::writeReport(request.dir).c_str());
   return 0;

@@ -111,67 +111,14 @@ record::RecordRequest parseRequest(std::span<char* const> args) {
   return request;
 }
 
-// How the command ended, when not plainly, and whether FILE was written.
-void reportRun(const record::RecordResult& r, const std::string& name) {
-  const support::ProcessResult& p = r.process;
-  if (p.signal != 0)
-    std::fprintf(stderr, "strata record: %s was killed by signal %d (%s)\n", name.c_str(),
-                 p.signal, strsignal(p.signal));
-  else if (p.exitCode != 0)
-    std::fprintf(stderr, "strata record: %s exited with status %d\n", name.c_str(), p.exitCode);
-  if (!r.fileWritten())
-    std::fprintf(stderr,
-                 "strata record: %s was not written: the recorder did not start in %s (a "
-                 "statically linked or set-user-ID program ignores LD_PRELOAD)\n",
-                 r.file.c_str(), name.c_str());
-}
-
-// One trace's line of the summary, or why it does not read.
-void printSummary(const record::RecordedTrace& t) {
-  const record::TraceSummary s = record::summariseTrace(t.path);
-  if (!s.error.empty()) {
-    std::fprintf(stderr, "strata record: %s\n", s.error.c_str());
-    return;
-  }
-  const std::string process = t.pid != 0 ? " (process " + std::to_string(t.pid) + ")" : "";
-  const std::string sites = s.hasSites ? std::to_string(s.sites) + " sites, " +
-                                             std::to_string(s.modules) + " modules, "
-                                       : "";
-  std::fprintf(stderr,
-               "strata record: %s%s: %llu events, %llu objects, %llu threads, %s%llu bytes, %s\n",
-               t.path.c_str(), process.c_str(), static_cast<unsigned long long>(s.events),
-               static_cast<unsigned long long>(s.objects),
-               static_cast<unsigned long long>(s.threads), sites.c_str(),
-               static_cast<unsigned long long>(s.bytes),
-               s.complete ? "complete"
-                          : "incomplete (no trailer: the process crashed or was killed; every "
-                            "event up to its last write is there)");
-}
-
-// Each trace listed is read back (a bad one is reported); with many processes only FILE and
-// the first kListed others are listed, the rest counted.
-void printSummaries(const record::RecordResult& r) {
-  constexpr std::size_t kListed = 10;
-  std::size_t listed = 0, others = 0;
-  for (const record::RecordedTrace& t : r.traces) {
-    if (t.pid == 0 || listed < kListed) {
-      if (t.pid != 0) ++listed;
-      printSummary(t);
-    } else {
-      ++others;
-    }
-  }
-  if (others != 0)
-    std::fprintf(stderr, "strata record: and %zu more traces %s.<pid> from other processes\n",
-                 others, r.file.c_str());
-}
-
 // Parses the arguments, runs the command under the recorder and reports; see kHelp.
 int runRecord(std::span<char* const> args) {
   const record::RecordRequest request = parseRequest(args);
   const record::RecordResult result = record::recordCommand(request);
-  reportRun(result, request.command[0]);
-  printSummaries(result);
+  for (const std::string& line : record::runLines(result, request.command[0]))
+    std::fprintf(stderr, "strata record: %s\n", line.c_str());
+  for (const std::string& line : record::summaryLines(result))
+    std::fprintf(stderr, "strata record: %s\n", line.c_str());
   return result.process.shellStatus();
 }
 

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "support/format.hpp"
 #include "registry/allocator_registry.hpp"
 #include "registry/allocator_spec.hpp"
 #include "cli/command.hpp"
@@ -39,19 +40,9 @@ constexpr std::string_view kNotes =
     "trace, allocator not installed, replay crashed); 2 for a wrong invocation or a library\n"
     "that cannot be preloaded or does not take over malloc.\n";
 
-// "12.3 MiB" for a byte count.
+// "12.3 MiB" for a byte count, "123 bytes" below 1 KiB.
 std::string humanBytes(std::uint64_t n) {
-  static const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
-  double v = static_cast<double>(n);
-  int u = 0;
-  while (v >= 1024 && u < 4) {
-    v /= 1024;
-    ++u;
-  }
-  char buf[48];
-  if (u == 0) std::snprintf(buf, sizeof buf, "%llu bytes", static_cast<unsigned long long>(n));
-  else std::snprintf(buf, sizeof buf, "%.1f %s", v, units[u]);
-  return buf;
+  return n < 1024 ? std::to_string(n) + " bytes" : support::scaledBytes(static_cast<double>(n));
 }
 
 // Prints the readable block.

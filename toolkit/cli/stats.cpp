@@ -16,6 +16,7 @@
 #include <system_error>
 #include <vector>
 
+#include "support/format.hpp"
 #include "support/files.hpp"
 #include "cli/command.hpp"
 #include "support/error.hpp"
@@ -112,20 +113,8 @@ const std::string kHelp = [] {
 
 using reportfmt::grouped;  // "1,234,567", as compare prints counts
 
-// "48.0 MiB": a byte count in binary units, with the exact figure for small ones.
-std::string bytes(std::uint64_t v) {
-  static const char* const units[] = {"KiB", "MiB", "GiB", "TiB"};
-  if (v < 1024) return std::to_string(v) + " B";
-  double x = static_cast<double>(v) / 1024.0;
-  int u = 0;
-  while (x >= 1024.0 && u < 3) {
-    x /= 1024.0;
-    ++u;
-  }
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%.1f %s", x, units[u]);
-  return std::string(buf) + " (" + grouped(v) + " B)";
-}
+// "48.0 MiB (50,331,648 B)": a byte count in binary units, with the exact figure.
+std::string bytes(std::uint64_t v) { return support::scaledBytesExact(v); }
 
 // One histogram as text bars: range, count, percentage, and a bar scaled to the largest
 // bucket, from the first non-empty bucket to the last.

@@ -60,11 +60,14 @@ constexpr std::string_view kNotes =
 
 const std::string kHelp = std::string(kAbout) + tune_options::optionsHelp() + std::string(kNotes);
 
+// Prints a line on stderr (what the search is doing, or why there is no plot).
+void note(const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); }
+
 int runTune(std::span<char* const> args) {
   const TuneOptions o = tune_options::parseTuneOptions(args);
   const Spaces spaces = loadSpaces(o.spaces);
   checkRequest(spaces, o);
-  Tuning t = prepareTuning(spaces, o);
+  Tuning t = prepareTuning(spaces, o, note);
 
   std::string text;
   const auto show = [&](const std::string& block) {
@@ -93,7 +96,15 @@ int runTune(std::span<char* const> args) {
   writeTuneFiles(o, text, t.report);
   if (o.json) std::fputs(tuneJson(t.report).c_str(), stdout);
   std::FILE* info = o.json ? stderr : stdout;
-  const int status = o.plots ? drawTunePlot(o, info) : 0;
+  int status = 0;
+  if (o.plots) {
+    const support::PlotRun plot = drawTunePlot(o);
+    if (plot.drawn())
+      std::fprintf(info, "\nplot: %s\n", (std::filesystem::path(o.outDir) / "pareto.png").c_str());
+    else
+      note("strata tune: the plot " + plot.problem());
+    status = plot.exitStatus();
+  }
   const std::filesystem::path out = o.outDir;
   std::fprintf(info, "tables: %s; every setting: %s\n", (out / "report.txt").c_str(),
                (out / "tune.json").c_str());

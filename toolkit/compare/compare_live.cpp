@@ -68,14 +68,14 @@ std::size_t summarizeRuns(LiveRow& row, const std::vector<support::ProcessResult
 // sets the row's rssSeriesFile (relative to OUTDIR).
 void writeRssSeries(LiveRow& row, const std::vector<support::RssSample>& samples,
                     const std::string& outDir) {
-  const std::string relative = "series/live-" + fileSafe(row.allocator) + ".csv";
+  const std::string relative = "series/live-" + support::fileSafe(row.allocator) + ".csv";
   std::string csv = "seconds,rss_bytes\n";
   char line[64];
   for (const support::RssSample& s : samples) {
     std::snprintf(line, sizeof line, "%.4f,%" PRIu64 "\n", s.seconds, s.rssBytes);
     csv += line;
   }
-  writeFile(fs::path(outDir) / relative, csv);
+  support::writeFileAtomically((fs::path(outDir) / relative).string(), csv);
   row.rssSeriesFile = relative;
 }
 
@@ -112,7 +112,7 @@ void runLive(const Options& o, const std::vector<registry::ResolvedAllocator>& w
       spec.argv = o.command;
       spec.preload = where[a].preload;  // empty for glibc
       registry::addSettings(where[a].spec, spec.set);
-      spec.stdoutPath = (dir / (fileSafe(name) + ".run" + std::to_string(round + 1) + ".stdout")).string();
+      spec.stdoutPath = (dir / (support::fileSafe(name) + ".run" + std::to_string(round + 1) + ".stdout")).string();
       spec.ownPeakRss = true;  // the command's own peak RSS, not this process's size
       outputs[a].push_back(spec.stdoutPath);
       rss[a].emplace_back();

@@ -5,6 +5,7 @@
 
 #include "compare/compare_steps.hpp"
 #include "replay/replay_runner.hpp"
+#include "support/files.hpp"
 
 namespace strata::compare {
 namespace {
@@ -28,7 +29,7 @@ void writeSeries(const fs::path& path, const replay::ReplayResult& r) {
                   static_cast<unsigned long long>(s.liveBytes));
     csv += line;
   }
-  writeFile(path, csv);
+  support::writeFileAtomically(path.string(), csv);
 }
 
 // Turns an allocator's runs into its row: the run with the median time (the failed run if
@@ -52,7 +53,7 @@ AllocatorRow makeRow(const std::string& allocator, Runs& runs, const fs::path& o
   }
   row.median = runs.results[pick];
   row.median.allocator = allocator;
-  const std::string kept = "series/" + traceName + "-" + fileSafe(allocator) + ".csv";
+  const std::string kept = "series/" + traceName + "-" + support::fileSafe(allocator) + ".csv";
   std::error_code ec;
   for (std::size_t i = 0; i < runs.seriesFiles.size(); ++i) {
     const fs::path file = runs.seriesFiles[i];
@@ -89,7 +90,7 @@ void replayTrace(const Options& o, const std::vector<registry::ResolvedAllocator
       ro.tracePath = trace.path;
       ro.threads = o.threads;
       ro.heapLimit = o.heapLimit;
-      ro.seriesPath = (out / "series" / (trace.name + "-" + fileSafe(name) + ".run" +
+      ro.seriesPath = (out / "series" / (trace.name + "-" + support::fileSafe(name) + ".run" +
                                          std::to_string(round + 1) + ".csv")).string();
       r.seriesFiles.push_back(ro.seriesPath);
       r.results.push_back(replay::runReplay(ro, *r.where));

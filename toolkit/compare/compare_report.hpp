@@ -5,10 +5,12 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "support/json.hpp"
 #include "replay/replay_runner.hpp"
+#include "tracetools/trace_inputs.hpp"
 #include "tracetools/trace_stats.hpp"
 
 namespace strata::compare {
@@ -38,20 +40,12 @@ struct AllocatorRow {
   bool failed() const { return !finished() && !replayUnavailable(median); }
 };
 
-// One trace: where it came from, its statistics, and a row per allocator. A trace of one
-// process of a recorded command also names the process.
-struct TraceReport {
-  std::string name;         // file stem, used in output file names
-  std::string path;         // the trace file
-  std::string description;  // the bundled workload's line, or what was recorded
-  std::string statsFile;    // <name>-stats.json, relative to the output directory
-  std::string sitesFile;    // --sites: <name>-sites.json (strata-sites-1), relative; else empty
-  tracetools::TraceStats stats;
+// One trace: where it came from and its statistics (gathered: tracetools/trace_inputs.hpp),
+// and a row per allocator. A trace of one process of a recorded command also names the process.
+struct TraceReport : tracetools::InputTrace {
+  TraceReport() = default;
+  explicit TraceReport(tracetools::InputTrace input) : tracetools::InputTrace(std::move(input)) {}
   std::vector<AllocatorRow> rows;
-  std::string sitesTable;   // --sites: the top sites live at the trace's peak (formatSiteReport)
-  std::string program;      // the process's program path (empty when not known)
-  long pid = 0;             // the process (0 when not known)
-  long parentPid = 0;
 };
 
 // How an allocator's live runs went.

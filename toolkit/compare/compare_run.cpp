@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "support/error.hpp"
+#include "support/files.hpp"
 #include "support/process.hpp"
 #include "support/progress.hpp"
 
@@ -16,8 +17,8 @@ std::string runsWord(unsigned runs) { return runs == 1 ? " run" : " runs"; }
 // Writes report.txt and results.json as they stand.
 void writeResults(const fs::path& out, const std::string& report, const CompareSettings& settings,
                   const std::vector<TraceReport>& traces, const CommandReport* command) {
-  writeFile(out / "report.txt", report);
-  writeFile(out / "results.json", resultsJson(settings, traces, command));
+  support::writeFileAtomically((out / "report.txt").string(), report);
+  support::writeFileAtomically((out / "results.json").string(), resultsJson(settings, traces, command));
 }
 
 CompareSettings settingsFor(const Options& o) {
@@ -90,6 +91,22 @@ void judgeCommand(const Options& o, const Allocators& a, Comparison& c, support:
 
 }  // namespace
 
+tracetools::InputRequest inputRequest(const Options& o) {
+  tracetools::InputRequest r;
+  r.traces = o.traces;
+  r.command = o.command;
+  r.processes = o.processes;
+  r.outDir = o.outDir;
+  r.size = o.size;
+  r.seed = o.seed;
+  r.sites = o.sites;
+  r.allProcesses = o.allProcesses;
+  r.liveOnly = o.liveOnly;
+  r.programStdoutToFile = o.json;  // stdout is the JSON document alone
+  r.who = o.who;
+  return r;
+}
+
 void completeOptions(Options& o, bool allocatorsGiven) {
   if (!o.traces.empty() && !o.command.empty())
     throw support::UsageError("give trace files or '-- COMMAND', not both");
@@ -131,19 +148,24 @@ void checkInputs(const std::vector<std::string>& command, const std::vector<std:
       throw support::Error(command[0] + ": " + why, 2);
   }
   for (const std::string& t : traces)
-    if (const std::string why = unreadable(t); !why.empty())
+    if (const std::string why = support::unreadable(t); !why.empty())
       throw support::Error("cannot read trace '" + t + "': " + why);
 }
 
 Comparison runComparison(const Options& o, const Allocators& a,
-                         const std::function<void(const std::string&)>& show) {
+                         const std::function<void(const std::string&)>& show,
+                         const support::Notes& notes) {
   std::error_code ec;
   fs::create_directories(fs::path(o.outDir) / "series", ec);
   if (ec) throw support::Error("cannot create the output directory " + o.outDir + ": " + ec.message());
   Comparison c;
   c.settings = settingsFor(o);
-  std::string intro;
-  gatherTraces(o, c.settings, c.traces, intro, c.command);
+  const tracetools::Inputs inputs = tracetools::gatherInputs(inputRequest(o), notes);
+  c.settings.source = inputs.source;
+  c.command.commandLine = inputs.commandLine;
+  c.command.skippedProcesses = inputs.skippedProcesses;
+  for (const tracetools::InputTrace& t : inputs.traces) c.traces.emplace_back(t);
+  const std::string& intro = inputs.intro;
   // The command block (combined verdict, live runs) is shown for a command, and for a trace
   // whose child processes' traces were found beside it. Several trace files named, or the
   // bundled workloads, are separate programs: no block.

@@ -42,10 +42,15 @@ struct Comparison {
   const CommandReport* commandOut() const { return commandBlock ? &command : nullptr; }
 };
 
+// What gathering the traces needs of the options (tracetools/trace_inputs.hpp).
+tracetools::InputRequest inputRequest(const Options& o);
+
 // Gathers the traces, replays each on every allocator, runs the command live, and judges the
 // command as a whole. `show` is given each block of report text as it is ready (the opening
-// lines, each trace's table, the command's block). Throws support::Error.
+// lines, each trace's table, the command's block); `notes`, the lines on what is being done
+// (recording, generating). Throws support::Error.
 Comparison runComparison(const Options& o, const Allocators& allocators,
-                         const std::function<void(const std::string&)>& show);
+                         const std::function<void(const std::string&)>& show,
+                         const support::Notes& notes);
 
 }  // namespace strata::compare

@@ -1,7 +1,7 @@
 // The steps of `strata compare`, one file each, in the order compare_run.cpp runs them:
-//   compare_run.cpp      the options checked together, the allocators and inputs checked
-//   compare_traces.cpp   the traces to replay: bundled workloads, files, or a recorded command
-//                        (one trace per process that allocated enough to judge)
+//   compare_run.cpp      the options checked together, the allocators and inputs checked,
+//                        the traces gathered (tracetools/trace_inputs.hpp: bundled workloads,
+//                        files, or a recorded command, one trace per process worth judging)
 //   compare_replay.cpp   replay rounds on every allocator, the median run as a row
 //   compare_live.cpp     the command itself run on every allocator (live runs)
 //   compare_verdict.cpp  the combined verdict over processes, and how far replay and live agree
@@ -10,7 +10,6 @@
 // (the command as a whole).
 #pragma once
 #include <cstdint>
-#include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <span>
@@ -20,6 +19,7 @@
 #include "registry/allocator_registry.hpp"
 #include "registry/allocator_spec.hpp"
 #include "compare/compare_report.hpp"
+#include "support/python.hpp"
 
 namespace strata::compare {
 
@@ -46,18 +46,6 @@ struct Options {
   std::string who = "strata compare";  // the name progress lines start with
 };
 
-// A process allocated too little to judge when it allocated less than this in total (unless
-// it is the largest of its command, or --all-processes or --process names it).
-inline constexpr std::uint64_t kTrivialBytes = 1u << 20;
-
-
-// The traces to compare on. Fills `traces` (statistics computed and written beside the
-// results), `settings.source`, a phrase for the opening line, and for a command or a trace
-// with child-process traces beside it the processes left out in `command`. Throws
-// support::Error with a message for the user.
-void gatherTraces(const Options& o, CompareSettings& settings, std::vector<TraceReport>& traces,
-                  std::string& intro, CommandReport& command);
-
 // Replays one trace --runs rounds on every allocator (taking turns within a round) and fills
 // its rows. `step` is called before each replay with a label, `skip` with the number of runs
 // left out after a failure. Throws support::Error for an unreadable trace. The allocators
@@ -80,15 +68,10 @@ void computeAgreement(CommandReport& command);
 // for fewer than three pairs or a series without variation.
 double spearman(const std::vector<double>& x, const std::vector<double>& y);
 
-// Draws the plots; returns the exit status to report (0, 1 the script failed, 3 no Python
-// with matplotlib) and prints where they are to `info`. `live`: the command ran live, so
-// there is a command-summary plot too.
-int drawPlots(const Options& o, const std::vector<TraceReport>& traces, bool live, std::FILE* info);
-
-// Shared by the steps: a name usable in file names, writing a whole file (throws naming it),
-// and why a file cannot be read (empty when it can).
-std::string fileSafe(std::string_view s);
-void writeFile(const fs::path& path, const std::string& text);
-std::string unreadable(const std::string& path);
+// Draws the plots with plots.py; `starting` gets the Python's path before the script starts.
+support::PlotRun drawPlots(const Options& o, const std::function<void(const std::string&)>& starting);
+// The plots drawn for `traces` (and the command's summary when `live`), a line per trace:
+// "web-heap, web-sizes, web-lifetimes, web-summary".
+std::vector<std::string> plotNames(const std::vector<TraceReport>& traces, bool live);
 
 }  // namespace strata::compare

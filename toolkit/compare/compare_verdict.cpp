@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "support/format.hpp"
 #include "compare/compare_steps.hpp"
 
 namespace strata::compare {
@@ -31,17 +32,9 @@ std::vector<double> ranks(const std::vector<double>& v) {
   return r;
 }
 
-std::string mibText(double bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%+.1f MiB", bytes / (1024.0 * 1024.0));
-  return buf;
-}
+std::string mibText(double bytes) { return support::mib(bytes, "%+.1f") + " MiB"; }
 
-std::string twoDecimals(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f", v);
-  return buf;
-}
+std::string twoDecimals(double v) { return support::format("%.2f", v); }
 
 }  // namespace
 

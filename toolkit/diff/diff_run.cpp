@@ -8,6 +8,7 @@
 #include "diff/diff_model.hpp"
 #include "support/error.hpp"
 #include "report/report_writer.hpp"
+#include "support/files.hpp"
 
 namespace strata::diff {
 namespace {
@@ -23,13 +24,6 @@ Kind kindOf(const std::string& which, const std::string& path) {
     throw support::Error(which + ": " + path + ": no such trace or result folder");
   if (fs::is_directory(st)) return Kind::Folder;
   return Kind::Trace;
-}
-
-void writeFile(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.flush();
-  if (!out) throw support::Error(path.string() + ": cannot write: " + std::strerror(errno));
 }
 
 }  // namespace
@@ -48,13 +42,13 @@ DiffResult runDiff(const std::string& a, const std::string& b, const DiffOptions
     throw support::Error(outDir + ": cannot create the output folder" +
                          (ec ? ": " + ec.message() : ""));
   const fs::path json = fs::path(outDir) / "diff.json";
-  writeFile(json, renderJson(r, kJsonSites));
+  support::writeFileAtomically(json.string(), renderJson(r, kJsonSites));
   try {
     strata::report::writeReport(outDir);
   } catch (const std::exception& e) {
     // The figures stand without the page: say why it is missing, in both outputs.
     r.notes.push_back(std::string("report.html not written: ") + e.what());
-    writeFile(json, renderJson(r, kJsonSites));
+    support::writeFileAtomically(json.string(), renderJson(r, kJsonSites));
   }
   return r;
 }

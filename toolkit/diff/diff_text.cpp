@@ -5,16 +5,13 @@
 #include <cstdlib>
 #include <string>
 
+#include "support/format.hpp"
 #include "diff/diff_model.hpp"
 
 namespace strata::diff {
 namespace {
 
-std::string format(const char* fmt, auto... args) {
-  char buf[256];
-  std::snprintf(buf, sizeof buf, fmt, args...);
-  return buf;
-}
+using support::format;
 
 // "1,234,567" with a sign when asked.
 std::string count(std::int64_t v, bool sign) {
@@ -122,14 +119,7 @@ std::string allocatorsTable(const DiffResult& r) {
 
 }  // namespace
 
-std::string bytesText(double v) {
-  static const char* const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  double x = v < 0 ? -v : v;
-  while (x >= 1024.0 && u < 4) x /= 1024.0, ++u;
-  return u == 0 ? format("%s%.0f B", v < 0 ? "-" : "", x)
-                : format("%s%.1f %s", v < 0 ? "-" : "", x, units[u]);
-}
+std::string bytesText(double v) { return support::scaledBytes(v); }
 
 std::string changeText(std::int64_t change) {
   if (change == 0) return "0";

@@ -13,31 +13,16 @@
 #include "support/process.hpp"
 #include "support/helpers.hpp"
 #include "support/python.hpp"
+#include "support/format.hpp"
 
 namespace strata::drag {
 namespace {
 
 namespace fs = std::filesystem;
 
-// "12,345 B (12.1 KiB)" style: bytes exactly, and a readable size beside large ones.
-std::string bytesText(std::uint64_t b) {
-  char buf[64];
-  if (b < 10 * 1024) {
-    std::snprintf(buf, sizeof buf, "%" PRIu64 " B", b);
-  } else if (b < 10ull * 1024 * 1024) {
-    std::snprintf(buf, sizeof buf, "%" PRIu64 " B (%.1f KiB)", b, static_cast<double>(b) / 1024);
-  } else {
-    std::snprintf(buf, sizeof buf, "%" PRIu64 " B (%.1f MiB)", b,
-                  static_cast<double>(b) / (1024.0 * 1024.0));
-  }
-  return buf;
-}
+using support::format;
 
-std::string format(const char* fmt, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, fmt, v);
-  return buf;
-}
+std::string bytesText(std::uint64_t b) { return support::exactBytesScaled(b); }
 
 // The table of sites by drag: each site's share of the drag area, bytes, objects and frames.
 std::string sitesTable(const DragResult& r, const SymbolizedSites& top) {
@@ -126,22 +111,6 @@ bool writeCurves(const fs::path& path, const DragResult& r) {
   return static_cast<bool>(out.flush());
 }
 
-// Draws drag.png and drag.svg with drag_plot.py; a note on stderr when it cannot.
-void drawPlot(const fs::path& dir) {
-  const std::optional<std::string> python = support::findPython();
-  if (!python) {
-    std::fprintf(stderr, "strata drag: the plot needs python3-matplotlib (apt-get install "
-                 "python3-matplotlib); the curves are in %s\n", (dir / "curves.csv").c_str());
-    return;
-  }
-  support::ChildSpec spec;
-  spec.argv = {*python, support::helperPath(support::HelperId::DragPlot), dir.string()};
-  const support::ProcessResult r = support::runChild(spec);
-  if (!r.succeeded())
-    std::fprintf(stderr, "strata drag: the plot script failed (%s); the curves are in %s\n",
-                 support::describeStatus(r).c_str(), (dir / "curves.csv").c_str());
-}
-
 }  // namespace
 
 std::vector<std::string> reportNotes(const DragRunFacts& f, const DragProcess& shown) {
@@ -163,20 +132,19 @@ std::vector<std::string> reportNotes(const DragRunFacts& f, const DragProcess& s
   return notes;
 }
 
-void writeDragReport(const DragRunFacts& facts, const std::vector<DragProcess>& processes,
-                    const DragProcess& shown, const IdealTraceCounts& ideal) {
+DragReport writeDragReport(const DragRunFacts& facts, const std::vector<DragProcess>& processes,
+                           const DragProcess& shown, const IdealTraceCounts& ideal) {
   const DragResult& r = shown.result;
   const SymbolizedSites top = symbolizeTopSites(r, facts.top);
   const std::string text = reportText(facts, processes, shown, ideal, top);
-  std::fputs(text.c_str(), stdout);
-  std::fflush(stdout);
   std::ofstream report(facts.dir / "report.txt");
   report << text;
   std::ofstream json(facts.dir / "drag.json");
   json << dragJson(facts, processes, shown, top);
   if (!report.flush() || !json.flush() || !writeCurves(facts.dir / "curves.csv", r))
     throw support::Error("cannot write to " + facts.dir.string());
-  drawPlot(facts.dir);
+  // drag.png and drag.svg, with drag_plot.py.
+  return {text, support::runPlotScript(support::HelperId::DragPlot, {facts.dir.string()})};
 }
 
 }  // namespace strata::drag

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "support/python.hpp"
+
 #include "drag/drag_analysis.hpp"
 #include "drag/drag_ideal_trace.hpp"
 #include "drag/drag_last_use.hpp"
@@ -34,11 +36,17 @@ struct DragProcess {
   DragResult result;
 };
 
-// Writes the report (stdout and DIR/report.txt): a line per analysed process when there are
-// several, then `shown`'s figures in full (it is one of `processes`); DIR/drag.json,
-// DIR/curves.csv and the plot of `shown`. Throws support::Error "cannot write to DIR" when a file cannot be written
-// (a missing plotter is a note on stderr, not a failure).
-void writeDragReport(const DragRunFacts& facts, const std::vector<DragProcess>& processes,
-                    const DragProcess& shown, const IdealTraceCounts& ideal);
+// What writing the report came to: its text (also in DIR/report.txt) and the plot.
+struct DragReport {
+  std::string text;
+  support::PlotRun plot;
+};
+
+// Writes the report into DIR/report.txt: a line per analysed process when there are several,
+// then `shown`'s figures in full (it is one of `processes`); DIR/drag.json, DIR/curves.csv and
+// the plot of `shown`. Throws support::Error "cannot write to DIR" when a file cannot be
+// written (a missing plotter is told in the plot's outcome, not a failure).
+DragReport writeDragReport(const DragRunFacts& facts, const std::vector<DragProcess>& processes,
+                           const DragProcess& shown, const IdealTraceCounts& ideal);
 
 }  // namespace strata::drag

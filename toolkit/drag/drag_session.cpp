@@ -97,7 +97,7 @@ std::vector<DragProcess> tracesWritten(const DragRunFacts& facts) {
   return out;
 }
 
-void analyse(DragRunFacts& facts, std::vector<DragProcess>& processes) {
+DragReport analyse(DragRunFacts& facts, std::vector<DragProcess>& processes) {
   const DragProcess* best = nullptr;
   std::size_t skippedNoTool = 0, skippedNothing = 0;
   std::string firstError;
@@ -132,7 +132,7 @@ void analyse(DragRunFacts& facts, std::vector<DragProcess>& processes) {
                           "without exec: their objects are the parent's)");
   const IdealTraceCounts ideal = writeIdealTrace(
       best->trace, best->lastUse, best->result, facts.dir / "ideal.trace", options);
-  writeDragReport(facts, processes, *best, ideal);
+  return writeDragReport(facts, processes, *best, ideal);
 }
 
 }  // namespace strata::drag

@@ -45,6 +45,6 @@ std::vector<DragProcess> tracesWritten(const DragRunFacts& facts);
 // Analyses each process that ran under the tool; the one that allocated the most gets the
 // full report, the curves and the ideal trace. Throws support::Error when no process could be
 // analysed.
-void analyse(DragRunFacts& facts, std::vector<DragProcess>& processes);
+DragReport analyse(DragRunFacts& facts, std::vector<DragProcess>& processes);
 
 }  // namespace strata::drag

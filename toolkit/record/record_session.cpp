@@ -109,6 +109,7 @@ RecordResult recordCommand(const RecordRequest& request) {
   // The command is the process that writes FILE itself; what it starts writes FILE.<pid>.
   spec.pidVariable = env::kOwnerPid;
   spec.stdinPath.clear();    // the program's own stdin, stdout and stderr
+  spec.stdoutPath = request.stdoutPath;
   spec.relaySignals = true;  // strata stays to report and pass the status on
   const timespec start = startOfRun();
   result.process = support::runChild(spec);
@@ -150,6 +151,58 @@ TraceSummary summariseTrace(const std::string& path) {
   }
   s.complete = reader.complete();
   return s;
+}
+
+std::vector<std::string> runLines(const RecordResult& r, const std::string& name) {
+  std::vector<std::string> out;
+  const support::ProcessResult& p = r.process;
+  if (p.signal != 0)
+    out.push_back(name + " was killed by signal " + std::to_string(p.signal) + " (" +
+                  ::strsignal(p.signal) + ")");
+  else if (p.exitCode != 0)
+    out.push_back(name + " exited with status " + std::to_string(p.exitCode));
+  if (!r.fileWritten())
+    out.push_back(r.file + " was not written: the recorder did not start in " + name +
+                  " (a statically linked or set-user-ID program ignores LD_PRELOAD)");
+  return out;
+}
+
+namespace {
+
+// One trace's line of the summary, or why it does not read.
+std::string summaryLine(const RecordedTrace& t) {
+  const TraceSummary s = summariseTrace(t.path);
+  if (!s.error.empty()) return s.error;
+  const std::string process = t.pid != 0 ? " (process " + std::to_string(t.pid) + ")" : "";
+  const std::string sites = s.hasSites ? std::to_string(s.sites) + " sites, " +
+                                             std::to_string(s.modules) + " modules, "
+                                       : "";
+  return t.path + process + ": " + std::to_string(s.events) + " events, " +
+         std::to_string(s.objects) + " objects, " + std::to_string(s.threads) + " threads, " +
+         sites + std::to_string(s.bytes) + " bytes, " +
+         (s.complete ? "complete"
+                     : "incomplete (no trailer: the process crashed or was killed; every event "
+                       "up to its last write is there)");
+}
+
+}  // namespace
+
+std::vector<std::string> summaryLines(const RecordResult& r) {
+  constexpr std::size_t kListed = 10;
+  std::vector<std::string> out;
+  std::size_t listed = 0, others = 0;
+  for (const RecordedTrace& t : r.traces) {
+    if (t.pid == 0 || listed < kListed) {
+      if (t.pid != 0) ++listed;
+      out.push_back(summaryLine(t));
+    } else {
+      ++others;
+    }
+  }
+  if (others != 0)
+    out.push_back("and " + std::to_string(others) + " more traces " + r.file +
+                  ".<pid> from other processes");
+  return out;
 }
 
 }  // namespace strata::record

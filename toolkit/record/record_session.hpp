@@ -37,6 +37,7 @@ struct RecordRequest {
   std::vector<std::string> command;  // COMMAND ARGS...
   std::string file;                  // the trace file; relative to the current directory
   RecordSettings settings;
+  std::string stdoutPath;            // the program's stdout into this file; empty: its own
 };
 
 // A trace the run wrote, and the pid of the process that wrote it (0 for FILE itself).
@@ -66,5 +67,12 @@ struct TraceSummary {
   bool complete = false;  // has its trailer
 };
 TraceSummary summariseTrace(const std::string& path);
+
+// What `strata record` says after a run, a line each (without its "strata record: "):
+// how the command ended when not plainly and whether FILE was written (`name`: the command)...
+std::vector<std::string> runLines(const RecordResult& result, const std::string& name);
+// ... and each trace read back ("FILE: 12 events, 3 objects, ... complete"), or why it does
+// not read; with many processes FILE and the first ten others, the rest counted.
+std::vector<std::string> summaryLines(const RecordResult& result);
 
 }  // namespace strata::record

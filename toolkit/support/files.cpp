@@ -1,8 +1,10 @@
 // Whole files as strings (files.hpp).
 #include "support/files.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -53,6 +55,24 @@ std::string baseName(std::string_view path) {
   while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
   const std::size_t slash = path.rfind('/');
   return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
+}
+
+std::string unreadable(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::strerror(errno);
+  if (!S_ISREG(st.st_mode)) return "not a regular file";
+  if (::access(path.c_str(), R_OK) != 0) return std::strerror(errno);
+  return {};
+}
+
+std::string fileSafe(std::string_view s) {
+  std::string out;
+  for (const char c : s) {
+    const bool keep =
+        std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+    out += keep ? c : '_';
+  }
+  return out.empty() ? std::string("trace") : out;
 }
 
 }  // namespace strata::support

@@ -17,6 +17,14 @@ std::string readWholeFile(const std::string& path);
 // "PATH: cannot write: REASON".
 void writeFileAtomically(const std::string& path, std::string_view text);
 
+// Why the file at `path` cannot be read as a regular file ("No such file or directory", "not a
+// regular file", "Permission denied"); empty when it can.
+std::string unreadable(const std::string& path);
+
+// `s` usable as a file name: letters, digits, '.', '_' and '-' kept, anything else '_';
+// "trace" when `s` is empty.
+std::string fileSafe(std::string_view s);
+
 // The last component of a path, trailing slashes ignored ("a/b/prog" -> "prog", "a/b/" -> "b"):
 // what a command's output files are named after.
 std::string baseName(std::string_view path);

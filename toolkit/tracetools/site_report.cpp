@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "tracetools/symbolize.hpp"
+#include "support/format.hpp"
 
 namespace strata::tracetools {
 namespace {
@@ -45,13 +46,7 @@ std::vector<const SiteFigures*> topSites(const SiteStats& s, SiteOrder o, std::s
   return v;
 }
 
-// "1,234,567".
-std::string grouped(std::uint64_t v) {
-  std::string s = std::to_string(v);
-  for (std::ptrdiff_t i = static_cast<std::ptrdiff_t>(s.size()) - 3; i > 0; i -= 3)
-    s.insert(static_cast<std::size_t>(i), ",");
-  return s;
-}
+using support::grouped;  // "1,234,567"
 
 }  // namespace
 

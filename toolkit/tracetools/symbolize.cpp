@@ -12,14 +12,12 @@
 
 #include "tracetools/elf_symbols.hpp"
 #include "support/process.hpp"
+#include "support/files.hpp"
 
 namespace strata::tracetools {
 namespace {
 
-std::string baseName(const std::string& path) {
-  const auto slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
+using support::baseName;  // "/usr/lib/libc.so.6" -> "libc.so.6"
 
 std::string hexAddress(std::uint64_t v) {
   char buf[24];

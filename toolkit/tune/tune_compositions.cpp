@@ -1,18 +1,16 @@
 // Building the search spaces' compositions (tune_compositions.hpp).
 #include "tune/tune_compositions.hpp"
 
-#include <cstdio>
-#include <fstream>
-#include <iterator>
-#include <sstream>
+#include <system_error>
 
-#include "support/proc.hpp"
-#include "support/process.hpp"
+#include "build/build_library.hpp"
+#include "support/files.hpp"
 
 namespace strata::tune {
 
 std::vector<BuiltComposition> buildCompositions(const Spaces& spaces, const std::filesystem::path& dir,
-                                                std::vector<std::string>& skipped) {
+                                                std::vector<std::string>& skipped,
+                                                const support::Notes& notes) {
   std::vector<BuiltComposition> built;
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -21,24 +19,20 @@ std::vector<BuiltComposition> buildCompositions(const Spaces& spaces, const std:
     return built;
   }
   for (const Composition& c : spaces.compositions) {
-    const std::string library = (dir / ("lib" + c.name + ".so")).string();
-    const std::string log = (dir / (c.name + ".build.log")).string();
-    std::fprintf(stderr, "strata tune: building the composition %s\n", c.name.c_str());
-    support::ChildSpec spec;
-    spec.argv = {support::selfExe(), "build", c.type, "-o", library};
-    spec.stdoutPath = "/dev/null";
-    spec.stderrPath = log;
-    const support::ProcessResult r = support::runChild(spec);
-    if (!r.succeeded()) {
-      std::ifstream in(log);
-      std::string first;
-      std::getline(in, first);
+    notes("strata tune: building the composition " + c.name);
+    build::BuildRequest request;
+    request.composition = c.type;
+    request.output = (dir / ("lib" + c.name + ".so")).string();
+    const build::BuildResult r = build::buildLibrary(request);
+    if (!r.ok()) {
+      const std::string log = (dir / (c.name + ".build.log")).string();
+      support::writeFileAtomically(log, build::failureLine(request, r) + "\n" + r.fullLog);
       skipped.push_back(c.name + " (" + spaces.path + ":" + std::to_string(c.line) +
-                        "): strata build failed: " + (first.empty() ? support::describeStatus(r) : first) +
+                        "): strata build failed: " + build::failureLine(request, r) +
                         " (all of it in " + log + ")");
       continue;
     }
-    built.push_back({c.name, c.type, library});
+    built.push_back({c.name, c.type, request.output});
   }
   return built;
 }

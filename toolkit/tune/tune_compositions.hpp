@@ -1,10 +1,12 @@
 // `strata tune --compositions`: the heap compositions of the search spaces built into drop-in
-// libraries with `strata build`, each then measured as an allocator of its own.
+// libraries by the build library (what `strata build` does), each then measured as an
+// allocator of its own.
 #pragma once
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "support/notes.hpp"
 #include "tune/tune_spaces.hpp"
 
 namespace strata::tune {
@@ -15,10 +17,11 @@ struct BuiltComposition {
   std::string library;  // the built library
 };
 
-// Builds every composition of `spaces` into `dir`/lib<name>.so by running `strata build`;
-// one that does not build (or does not take over malloc) is left out with the reason in
-// `skipped`.
+// Builds every composition of `spaces` into `dir`/lib<name>.so, telling `notes` which one is
+// being built; one that does not build (or does not take over malloc) is left out with the
+// reason in `skipped`, and what the compiler said in `dir`/<name>.build.log.
 std::vector<BuiltComposition> buildCompositions(const Spaces& spaces, const std::filesystem::path& dir,
-                                                std::vector<std::string>& skipped);
+                                                std::vector<std::string>& skipped,
+                                                const support::Notes& notes);
 
 }  // namespace strata::tune

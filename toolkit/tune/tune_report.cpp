@@ -5,19 +5,16 @@
 #include <cstdio>
 
 #include "support/process.hpp"
+#include "support/format.hpp"
 
 namespace strata::tune {
 namespace {
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
+using support::format;
 
-std::string mib(double bytes) { return fmt("%.1f MiB", bytes / (1024.0 * 1024.0)); }
-std::string ratio(double r) { return r > 0 ? fmt("%.2f", r) : "-"; }
-std::string percent(double x) { return fmt("%.1f%%", x * 100); }
+std::string mib(double bytes) { return support::mib(bytes) + " MiB"; }
+std::string ratio(double r) { return r > 0 ? format("%.2f", r) : "-"; }
+std::string percent(double x) { return format("%.1f%%", x * 100); }
 
 // One point per setting that ran: its ratios to glibc's default (to its own allocator's
 // default when glibc's is not known).

@@ -8,9 +8,11 @@
 
 #include "compare/compare_run.hpp"
 #include "support/error.hpp"
+#include "support/files.hpp"
 #include "support/helpers.hpp"
 #include "support/process.hpp"
 #include "support/python.hpp"
+#include "tracetools/trace_inputs.hpp"
 #include "tune/tune_check.hpp"
 #include "tune/tune_live.hpp"
 
@@ -45,20 +47,18 @@ std::optional<Target> targetFor(const Space& space, const TuneOptions& o,
   return t;
 }
 
-// The traces: the files given, or the command recorded (compare's step), and the settings of
-// the search over them.
-void gatherTraces(const TuneOptions& o, TuneReport& report) {
-  compare::Options co;
-  co.traces = o.traces;
-  co.command = o.command;
-  co.outDir = o.outDir;
-  co.who = "strata tune";
-  compare::CompareSettings cs;
-  std::vector<compare::TraceReport> traces;
-  compare::CommandReport command;
-  compare::gatherTraces(co, cs, traces, report.intro, command);
+// The traces: the files given, or the command recorded (tracetools/trace_inputs.hpp), and
+// the settings of the search over them.
+void gatherTraces(const TuneOptions& o, TuneReport& report, const support::Notes& notes) {
+  tracetools::InputRequest request;
+  request.traces = o.traces;
+  request.command = o.command;
+  request.outDir = o.outDir;
+  request.who = "strata tune";
+  const tracetools::Inputs inputs = tracetools::gatherInputs(request, notes);
+  report.intro = inputs.intro;
   SearchSettings& settings = report.settings;
-  for (const compare::TraceReport& t : traces) settings.traces.push_back(t.path);
+  for (const tracetools::InputTrace& t : inputs.traces) settings.traces.push_back(t.path);
   settings.repeat = o.repeat;
   settings.budgetReplays = o.budgetReplays;
   settings.budgetSeconds = o.budgetSeconds;
@@ -155,7 +155,7 @@ void checkRequest(const Spaces& spaces, const TuneOptions& o) {
   compare::checkInputs(o.command, o.traces);
 }
 
-Tuning prepareTuning(const Spaces& spaces, const TuneOptions& o) {
+Tuning prepareTuning(const Spaces& spaces, const TuneOptions& o, const support::Notes& notes) {
   Tuning t;
   t.report.spacesPath = o.spaces;
   t.report.budgetText = o.budgetText;
@@ -170,10 +170,11 @@ Tuning prepareTuning(const Spaces& spaces, const TuneOptions& o) {
   std::error_code ec;
   fs::create_directories(o.outDir, ec);
   if (ec) throw support::Error("cannot create the output directory " + o.outDir + ": " + ec.message());
-  gatherTraces(o, t.report);
+  gatherTraces(o, t.report, notes);
   // Built before the search, so a failed build is known early.
   if (o.compositions)
-    t.built = buildCompositions(spaces, fs::path(o.outDir) / "compositions", t.report.skipped);
+    t.built = buildCompositions(spaces, fs::path(o.outDir) / "compositions", t.report.skipped,
+                                notes);
   return t;
 }
 
@@ -217,27 +218,13 @@ void checkAllLive(const TuneOptions& o, Tuning& t, support::Progress& progress) 
 
 void writeTuneFiles(const TuneOptions& o, const std::string& text, const TuneReport& report) {
   const fs::path out = o.outDir;
-  compare::writeFile(out / "report.txt", text);
-  compare::writeFile(out / "tune.json", tuneJson(report));
-  compare::writeFile(out / "candidates.csv", candidatesCsv(report));
+  support::writeFileAtomically((out / "report.txt").string(), text);
+  support::writeFileAtomically((out / "tune.json").string(), tuneJson(report));
+  support::writeFileAtomically((out / "candidates.csv").string(), candidatesCsv(report));
 }
 
-int drawTunePlot(const TuneOptions& o, std::FILE* info) {
-  const std::optional<std::string> python = support::findPython();
-  if (!python) {
-    std::fprintf(stderr, "strata tune: the plot needs python3-matplotlib (apt-get install "
-                 "python3-matplotlib)\n");
-    return 3;
-  }
-  support::ChildSpec spec;
-  spec.argv = {*python, support::helperPath(support::HelperId::TunePlot), o.outDir};
-  const support::ProcessResult r = support::runChild(spec);
-  if (!r.succeeded()) {
-    std::fprintf(stderr, "strata tune: the plot script failed (%s)\n", support::describeStatus(r).c_str());
-    return 1;
-  }
-  std::fprintf(info, "\nplot: %s\n", (fs::path(o.outDir) / "pareto.png").c_str());
-  return 0;
+support::PlotRun drawTunePlot(const TuneOptions& o) {
+  return support::runPlotScript(support::HelperId::TunePlot, {o.outDir});
 }
 
 }  // namespace strata::tune

@@ -1,15 +1,16 @@
 // `strata tune` from its options to its report: the allocators to search checked against
-// the installed ones, the traces gathered (compare's step), the compositions built, the
+// the installed ones, the traces gathered (tracetools/trace_inputs.hpp), the compositions built, the
 // budget shared out over the searches, the live check of the winners and the plot. The
 // command (toolkit/cli/tune.cpp) parses, calls these in order and renders.
 #pragma once
 #include <cstdint>
-#include <cstdio>
 #include <string>
 #include <vector>
 
 #include "registry/allocator_spec.hpp"
+#include "support/notes.hpp"
 #include "support/progress.hpp"
+#include "support/python.hpp"
 #include "tune/tune_compositions.hpp"
 #include "tune/tune_report.hpp"
 #include "tune/tune_search.hpp"
@@ -51,9 +52,9 @@ void checkRequest(const Spaces& spaces, const TuneOptions& o);
 
 // The allocators to search (each one's space checked against its installed version; one that
 // is not installed is left out in report.skipped), the output directory, the traces, and with
-// --compositions the compositions built. Throws support::Error (status 2 for a space the
-// installed allocator rejects).
-Tuning prepareTuning(const Spaces& spaces, const TuneOptions& o);
+// --compositions the compositions built; `notes` hears what takes time (recording, building).
+// Throws support::Error (status 2 for a space the installed allocator rejects).
+Tuning prepareTuning(const Spaces& spaces, const TuneOptions& o, const support::Notes& notes);
 
 // Searches every target and measures every composition within the budget (glibc's default
 // first when glibc is not searched: it is the common reference).
@@ -65,8 +66,7 @@ void checkAllLive(const TuneOptions& o, Tuning& t, support::Progress& progress);
 // Writes report.txt (`text`), tune.json and candidates.csv into --out.
 void writeTuneFiles(const TuneOptions& o, const std::string& text, const TuneReport& report);
 
-// Draws pareto.png with tune_plot.py; returns the exit status to report (0, 1 the script
-// failed, 3 no Python with matplotlib) and prints where the plot is to `info`.
-int drawTunePlot(const TuneOptions& o, std::FILE* info);
+// Draws pareto.png with tune_plot.py.
+support::PlotRun drawTunePlot(const TuneOptions& o);
 
 }  // namespace strata::tune

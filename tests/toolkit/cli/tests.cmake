@@ -1,28 +1,11 @@
 # The `strata` command end to end: cli_test runs the built executable (its path passed as
-# STRATA_CLI_PATH) with arguments and checks output and exit status. registry_test and
-# support_test link the allocator registry and the shared helpers alone, without the command.
+# STRATA_CLI_PATH) with arguments and checks output and exit status.
 if(TARGET strata_cli)
   strata_gtest(cli_test ${CMAKE_CURRENT_LIST_DIR}/cli_test.cpp)
   target_compile_definitions(cli_test PRIVATE STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>"
     STRATA_TEST_MULTIARCH="${CMAKE_LIBRARY_ARCHITECTURE}")
   add_dependencies(cli_test strata_cli strata_replayer strata_exec strata_probe spec_report_preload)
   target_compile_definitions(cli_test PRIVATE STRATA_TEST_ENV_LIB="$<TARGET_FILE:spec_report_preload>")
-endif()
-if(TARGET strata_registry)
-  strata_gtest(registry_test ${CMAKE_CURRENT_LIST_DIR}/registry_test.cpp)
-  target_compile_definitions(registry_test PRIVATE
-    STRATA_TEST_MULTIARCH="${CMAKE_LIBRARY_ARCHITECTURE}")
-  target_link_libraries(registry_test PRIVATE strata_registry)
-endif()
-if(TARGET strata_support)
-  strata_gtest(support_test ${CMAKE_CURRENT_LIST_DIR}/support_test.cpp)
-  target_link_libraries(support_test PRIVATE strata_support)
-  add_dependencies(support_test strata_exec)
-  target_compile_definitions(support_test PRIVATE STRATA_EXEC_PATH="$<TARGET_FILE:strata_exec>")
-endif()
-if(TARGET strata_registry)
-  strata_gtest(allocator_spec_test ${CMAKE_CURRENT_LIST_DIR}/allocator_spec_test.cpp)
-  target_link_libraries(allocator_spec_test PRIVATE strata_registry)
 endif()
 # The stand-in allocators of the spec tests: one reports its environment and takes over
 # malloc, one preloads without taking it over. Never sanitized: they are preloaded into

@@ -1,7 +1,8 @@
 // `strata tune` end to end on a program whose peak under glibc depends on one setting
 // (tune_program.c): the search finds it, repeats itself for a seed, rejects options the
 // installed allocator does not know before replaying anything, reports a setting that makes
-// an allocator crash and goes on, and checks the winner live.
+// an allocator crash and goes on, checks the winner live, and builds the spaces' compositions
+// (one that does not compile left out with its reason).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -177,6 +178,37 @@ TEST(Tune, WithACommandTheWinnerIsCheckedLive) {
   EXPECT_TRUE(live["ok"].boolean) << live["detail"].string;
   // The recommended setting lowers the live peak RSS as the replay predicted.
   EXPECT_LT(live["best_rss_bytes"].number, 0.85 * live["default_rss_bytes"].number) << r.out;
+}
+
+TEST(Tune, CompositionsAreBuiltAndMeasuredAndOneThatDoesNotCompileIsSkippedWithItsReason) {
+  TempDir tmp;
+  const fs::path trace = programTrace(tmp);
+  const fs::path spaces = tmp.write(
+      "compositions.conf",
+      std::string("[compositions]\n"
+                  "composition kingsley strata::ForkSafeHeap<strata::SelectMmapHeap<131072,"
+                  "strata::KingsleyHeap<strata::SbrkHeap<68719476736>>,strata::MmapHeap,true>>\n"
+                  "composition broken strata::NoSuchHeap<strata::MmapHeap>\n"));
+  const fs::path out = tmp.path() / "out";
+  const Result r = strata({"tune", trace.string(), "--spaces", spaces.string(), "--compositions",
+                           "--repeat", "1", "--budget", "8", "--no-plots", "--out", out.string()});
+  ASSERT_EQ(r.exitCode(), 0) << r.out << r.err;
+  EXPECT_TRUE(contains(r.err, "strata tune: building the composition kingsley")) << r.err;
+  EXPECT_TRUE(contains(r.err, "strata tune: building the composition broken")) << r.err;
+  EXPECT_TRUE(fs::exists(out / "compositions" / "libkingsley.so"));
+  EXPECT_FALSE(fs::exists(out / "compositions" / "libbroken.so"));
+  const Json j = strata::test::parseJsonFile(out / "tune.json");
+  const Json& kingsley = allocator(j, "kingsley");
+  EXPECT_TRUE(kingsley["composition"].boolean);
+  EXPECT_GE(kingsley["replays"].number, 1) << r.out;
+  // The broken one: left out, with the build's first line and where the whole log is.
+  bool skipped = false;
+  for (const Json& line : j["skipped"].array)
+    if (contains(line.string, "broken (") && contains(line.string, "strata build failed: ") &&
+        contains(line.string, "does not compile") && contains(line.string, "broken.build.log"))
+      skipped = true;
+  EXPECT_TRUE(skipped) << r.out;
+  EXPECT_TRUE(contains(strata::test::slurp(out / "compositions" / "broken.build.log"), "NoSuchHeap"));
 }
 
 TEST(Tune, WrongInvocationsSayWhy) {

@@ -67,25 +67,11 @@ if(TARGET strata_cli)
   strata_gtest(compare_options_test ${CMAKE_CURRENT_LIST_DIR}/options_test.cpp)
   target_link_libraries(compare_options_test PRIVATE strata_compare)
 
-  # The live runs' RSS sampler (rss_sampler_test.cpp): a program with a known resident size,
-  # run through support::runChild with samples taken.
-  add_executable(compare_rss_program ${CMAKE_CURRENT_LIST_DIR}/rss_program.c)
-  # Never sanitized: a sanitizer's shadow memory would add to the resident size it checks.
-  target_compile_options(compare_rss_program PRIVATE -fno-sanitize=all)
-  target_link_options(compare_rss_program PRIVATE -fno-sanitize=all)
-  strata_warnings(compare_rss_program)
-  strata_gtest(compare_rss_sampler_test ${CMAKE_CURRENT_LIST_DIR}/rss_sampler_test.cpp TIMEOUT 120)
-  target_compile_definitions(compare_rss_sampler_test PRIVATE
-    STRATA_RSS_PROGRAM="$<TARGET_FILE:compare_rss_program>"
-    STRATA_EXEC_PATH="$<TARGET_FILE:strata_exec>")
-  target_link_libraries(compare_rss_sampler_test PRIVATE strata_support)
-  add_dependencies(compare_rss_sampler_test compare_rss_program strata_exec)
-
   # The RSS curve of the median live run and report.html, end to end
   # (compare_rss_series_test.cpp).
   strata_gtest(compare_rss_series_test ${CMAKE_CURRENT_LIST_DIR}/compare_rss_series_test.cpp)
   target_compile_definitions(compare_rss_series_test PRIVATE
     STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>"
-    STRATA_RSS_PROGRAM="$<TARGET_FILE:compare_rss_program>")
-  add_dependencies(compare_rss_series_test strata_cli compare_rss_program strata_exec strata_probe)
+    STRATA_RSS_PROGRAM="$<TARGET_FILE:rss_program>")
+  add_dependencies(compare_rss_series_test strata_cli rss_program strata_exec strata_probe)
 endif()

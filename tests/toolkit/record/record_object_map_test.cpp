@@ -1,4 +1,4 @@
-// The recorder's address map (toolkit/record/object_map.hpp) on its own: packed and rare entries
+// The recorder's address map (toolkit/record/recorder/object_map.hpp) on its own: packed and rare entries
 // round trip, replacing one by the other, erase and take, forEach and retainRare, a long
 // random run of inserts and removals against std::unordered_map (growth and backward-shift
 // deletion included), and concurrent use as the recorder makes it: several threads under

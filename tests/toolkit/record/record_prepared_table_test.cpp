@@ -1,4 +1,4 @@
-// PreparedTable (toolkit/record/prepared_table.hpp): the lock-free table of the large objects the
+// PreparedTable (toolkit/record/recorder/prepared_table.hpp): the lock-free table of the large objects the
 // recorder measures. Single-threaded semantics (add, find, remove, replace, a full window,
 // forEach), then threads adding and removing their own objects concurrently while others
 // look theirs up: nothing lost, nothing found that was not added.

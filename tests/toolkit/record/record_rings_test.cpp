@@ -1,4 +1,4 @@
-// The recorder's per-thread event rings and their merge (toolkit/record/rings.hpp) on their own,
+// The recorder's per-thread event rings and their merge (toolkit/record/recorder/rings.hpp) on their own,
 // with a counter for a clock: the merge hands on events in time-stamp order across rings,
 // only those stamped at or below its bound, each exactly once; a full ring has room again
 // after a merge; concurrent producers with a merging thread lose and repeat nothing and keep

@@ -1,4 +1,4 @@
-// The recorder's site table (toolkit/record/site_table.hpp) on its own: one id per distinct
+// The recorder's site table (toolkit/record/recorder/site_table.hpp) on its own: one id per distinct
 // stack, defined once; stacks that differ in a frame or in depth get ids of their own, even
 // when their hashes collide; an empty stack has no site; a definition that fails keeps
 // nothing; the table grows and forgets on release.

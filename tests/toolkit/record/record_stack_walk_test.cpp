@@ -1,4 +1,4 @@
-// The recorder's stack walk and loaded-object list (toolkit/record/stack_walk.hpp, modules.hpp)
+// The recorder's stack walk and loaded-object list (toolkit/record/recorder/stack_walk.hpp, modules.hpp)
 // on their own: the walk gives the return addresses the compiler says, innermost first, up
 // to its limit, skipping only leading frames in the skip range (this file is built without
 // frame pointers, as Debian's programs are); the scan finds this executable (path, build id)

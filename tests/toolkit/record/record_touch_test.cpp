@@ -1,4 +1,4 @@
-// The recorder's page logic (toolkit/record/touch.cpp) on its own: which whole pages lie inside an
+// The recorder's page logic (toolkit/record/recorder/touch.cpp) on its own: which whole pages lie inside an
 // object, giving them back, and counting what was touched since, on anonymous memory mapped
 // here (the recorder's objects are glibc's private anonymous memory too).
 #include <gtest/gtest.h>

@@ -1,10 +1,6 @@
-# report.html and the JSON reader (tests/toolkit/report/): json_value_test.cpp, the JSON
-# reader of toolkit/support; report_test.cpp, the result folder read (errors naming the file),
+# report.html (tests/toolkit/report/): report_test.cpp, the result folder read (errors naming the file),
 # CSV downsampling and the page's embedded bundle; report_cli_test.cpp, `strata compare` then
 # `strata report` end to end, the bundle parsed back out of the page.
-strata_gtest(json_value_test ${CMAKE_CURRENT_LIST_DIR}/json_value_test.cpp)
-target_link_libraries(json_value_test PRIVATE strata_support)
-
 if(TARGET strata_report)
   # CSV parsing and downsampling; the folder read, the bundle, the page, writing.
   foreach(strata_report_test csv_table_test report_folder_test)

@@ -1,0 +1,2 @@
+// A layer folder the fixture page does not name.
+#pragma once
