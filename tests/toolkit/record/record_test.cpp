@@ -1,29 +1,24 @@
 // `strata record` end to end: runs the built `strata` executable on the programs beside this
 // file (see tests.cmake) and reads the traces back with TraceReader, checking them event for
 // event: op, flags, size, alignment, object and target ids, thread. Also fork (two traces,
-// the child's self-contained), crashes and exits (valid traces, the program's exit status
-// passed on), exec, and bad usage.
+// the child's self-contained), every entry point of the shared list, threads' starts and ends,
+// the program chunk, and bad usage. How a program ends is record_exit_test.cpp's; what it
+// touched, record_touched_pages_test.cpp's.
 #include <gtest/gtest.h>
-#include <stdlib.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <map>
-#include <sstream>
+#include <ostream>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
-#include "common/process.hpp"
-#include "strata/protocol/recorder_environment.hpp"
-#include "strata/trace/reader.hpp"
+#include "record_run.hpp"
 
 namespace {
 
@@ -35,101 +30,61 @@ using strata::trace::kNoObject;
 using strata::trace::Op;
 namespace fs = std::filesystem;
 
-const std::string kStrata = STRATA_CLI_PATH;
-
-using strata::test::slurp;
 using strata::test::TempDir;
+using namespace strata::test::record;
 
-// A word for /bin/sh, single-quoted.
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-// What a command did: its exit status (128+N for signal N, as a shell reports it), stdout
-// and stderr.
-struct Result {
-  int status = -1;
-  std::string out, err;
+// A command line `strata record` refuses, or a run it cannot start: its exit status, and what
+// it says on stderr. {dir} in env and args is the test's directory.
+struct UsageCase {
+  std::string name;
+  std::string env;   // VAR=value words before `strata record`
+  std::string args;  // after it
+  int status;
+  std::vector<std::string> err;  // each in stderr
 };
 
-// Runs a shell command line in dir, capturing its output there.
-Result run(const TempDir& dir, const std::string& commandLine) {
-  const std::string out = dir / "stdout.txt", err = dir / "stderr.txt";
-  const std::string line = "cd " + quote(dir.path().string()) + " && " + commandLine + " > " + quote(out) +
-                           " 2> " + quote(err);
-  const int w = std::system(line.c_str());
-  Result r;
-  r.status = WIFEXITED(w) ? WEXITSTATUS(w) : 128 + WTERMSIG(w);
-  r.out = slurp(out);
-  r.err = slurp(err);
-  return r;
+const UsageCase kUsageCases[] = {
+    {"NoArguments", "", "", 2, {"missing '--' and the COMMAND", "usage: strata record"}},
+    {"OutputOptionWithoutFile", "", "-o", 2, {"-o needs a FILE"}},
+    {"UnknownOption", "", "--frobnicate -- true", 2, {"unknown option '--frobnicate'"}},
+    {"CommandWithoutDoubleDash", "", "true", 2, {"missing '--' before the command 'true'"}},
+    {"BadClock", "", "--clock slow -- true", 2, {"--clock takes tsc, fine or coarse"}},
+    {"DoubleDashWithoutCommand", "", "-o x.trace --", 2, {"missing the COMMAND"}},
+    {"BadTouchMin", "", "--touch-min 12q -- true", 2, {"--touch-min takes a size"}},
+    // The message says which target builds the recorder, and what it is called.
+    {"RecorderLibraryMissing", "STRATA_LIB_DIR={dir}/nolib", "-- true", 2,
+     {"strata_toolkit", "libstrata-record.so"}},
+    {"OutputNotWritable", "", "-o {dir}/no/such/dir/x.trace -- true", 1, {"cannot write"}},
+    {"CommandNotFound", "", "-o x.trace -- {dir}/no-such-program", 127, {"command not found"}},
+};
+
+// GoogleTest prints a case by its name.
+void PrintTo(const UsageCase& c, std::ostream* os) { *os << c.name; }
+
+// `words` with each {dir} replaced by dir, quoted.
+std::string inDir(std::string words, const TempDir& dir) {
+  const std::string key = "{dir}", path = quote(dir.path().string());
+  for (std::size_t at; (at = words.find(key)) != std::string::npos;)
+    words.replace(at, key.size(), path);
+  return words;
 }
 
-// `strata record ARGS` (ARGS already shell words).
-Result record(const TempDir& dir, const std::string& args) {
-  return run(dir, quote(kStrata) + " record " + args);
-}
+class RecordUsage : public testing::TestWithParam<UsageCase> {};
 
-TEST(RecordUsage, NoArguments) {
+TEST_P(RecordUsage, IsRefusedAndSaysWhy) {
+  const UsageCase& c = GetParam();
   TempDir dir;
-  const Result r = record(dir, "");
-  EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("missing '--' and the COMMAND"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("usage: strata record"), std::string::npos) << r.err;
+  const std::string env = c.env.empty() ? "" : inDir(c.env, dir) + " ";
+  const Result r = run(dir, env + quote(kStrata) + " record " + inDir(c.args, dir));
+  EXPECT_EQ(r.status, c.status) << r.err;
+  for (const std::string& say : c.err) {
+    EXPECT_NE(r.err.find(say), std::string::npos) << "no '" << say << "' in: " << r.err;
+  }
 }
 
-TEST(RecordUsage, BadOptions) {
-  TempDir dir;
-  Result r = record(dir, "-o");
-  EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("-o needs a FILE"), std::string::npos) << r.err;
-  r = record(dir, "--frobnicate -- true");
-  EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("unknown option '--frobnicate'"), std::string::npos) << r.err;
-  r = record(dir, "true");
-  EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("missing '--' before the command 'true'"), std::string::npos) << r.err;
-  r = record(dir, "--clock slow -- true");
-  EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("--clock takes tsc, fine or coarse"), std::string::npos) << r.err;
-  r = record(dir, "-o x.trace --");
-  EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("missing the COMMAND"), std::string::npos) << r.err;
-}
-
-TEST(RecordUsage, RecorderLibraryMissing) {
-  TempDir dir;
-  const Result r = run(dir, "STRATA_LIB_DIR=" + quote(dir / "nolib") + " " + quote(kStrata) +
-                                " record -- true");
-  EXPECT_EQ(r.status, 2);
-  EXPECT_NE(r.err.find("strata_toolkit"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("libstrata-record.so"), std::string::npos) << r.err;
-}
-
-TEST(RecordUsage, OutputNotWritable) {
-  TempDir dir;
-  const Result r = record(dir, "-o " + quote(dir / "no/such/dir/x.trace") + " -- true");
-  EXPECT_EQ(r.status, 1);
-  EXPECT_NE(r.err.find("cannot write"), std::string::npos) << r.err;
-}
-
-TEST(RecordUsage, CommandNotFound) {
-  TempDir dir;
-  const Result r = record(dir, "-o x.trace -- " + quote(dir / "no-such-program"));
-  EXPECT_EQ(r.status, 127);
-  EXPECT_NE(r.err.find("command not found"), std::string::npos) << r.err;
-}
+INSTANTIATE_TEST_SUITE_P(Refused, RecordUsage, testing::ValuesIn(kUsageCases), CaseName{});
 
 #ifdef STRATA_RECORD_PRELOAD_TESTS
-
-// Every event of a trace file; fails the test (by exception) when it does not read.
-std::vector<Event> readEvents(const std::string& path, bool* complete) {
-  const std::string bytes = slurp(path);
-  return strata::trace::readTrace(reinterpret_cast<const unsigned char*>(bytes.data()),
-                                  bytes.size(), complete);
-}
 
 // One expected event: indexes into the expected list name the events that created the
 // object and target (-1: none).
@@ -449,388 +404,6 @@ TEST(Record, ForkWritesTwoTracesAndTheChildsIsSelfContained) {
   EXPECT_FALSE(has(sizes(rest, Op::Malloc), 555));
 }
 
-TEST(Record, AbortLeavesEveryEventAndStatus134) {
-  TempDir dir;
-  const Result r = record(dir, "-o ab.trace -- " + quote(RECORD_CRASH) + " abort");
-  EXPECT_EQ(r.status, 134) << r.err;
-  EXPECT_NE(r.err.find("incomplete"), std::string::npos) << r.err;
-  bool complete = true;
-  const std::vector<Event> events = readEvents(dir / "ab.trace", &complete);
-  EXPECT_FALSE(complete);
-  // 100000 mallocs of 1 + i % 1000 (several chunks), then 4242, the last before abort().
-  std::size_t a = 0;
-  while (a < events.size() && !(events[a].op == Op::Malloc && events[a].size == 1)) ++a;
-  ASSERT_LE(a + 100001, events.size());
-  for (std::size_t i = 0; i < 100000; ++i) {
-    ASSERT_EQ(events[a + i].op, Op::Malloc);
-    ASSERT_EQ(events[a + i].size, 1 + i % 1000) << "event " << i;
-  }
-  EXPECT_EQ(events[a + 100000].size, 4242u);
-}
-
-TEST(Record, SegfaultLeavesTheTraceAndStatus139) {
-  TempDir dir;
-  const Result r = record(dir, "-o sg.trace -- " + quote(RECORD_CRASH) + " segv");
-  EXPECT_EQ(r.status, 139) << r.err;
-  bool complete = true;
-  const std::vector<Event> events = readEvents(dir / "sg.trace", &complete);
-  EXPECT_FALSE(complete);
-  ASSERT_FALSE(events.empty());
-  EXPECT_EQ(events.back().op, Op::Malloc);
-  EXPECT_EQ(events.back().size, 4343u);
-}
-
-TEST(Record, UnderscoreExitFinishesTheTraceAndPassesTheStatus) {
-  TempDir dir;
-  const Result r = record(dir, "-o ex.trace -- " + quote(RECORD_CRASH) + " _exit");
-  EXPECT_EQ(r.status, 5) << r.err;
-  bool complete = false;
-  const std::vector<Event> events = readEvents(dir / "ex.trace", &complete);
-  EXPECT_TRUE(complete);
-  ASSERT_FALSE(events.empty());
-  EXPECT_EQ(events.back().size, 4444u);
-}
-
-TEST(Record, QuickExitFinishesTheTraceAndPassesTheStatus) {
-  TempDir dir;
-  const Result r = record(dir, "-o qe.trace -- " + quote(RECORD_CRASH) + " quick");
-  EXPECT_EQ(r.status, 6) << r.err;
-  bool complete = false;
-  const std::vector<Event> events = readEvents(dir / "qe.trace", &complete);
-  EXPECT_TRUE(complete);
-  ASSERT_FALSE(events.empty());
-  EXPECT_EQ(events.back().size, 4646u);
-}
-
-TEST(Record, ExitStatusIsPassedOnAndTheDefaultNameUsed) {
-  TempDir dir;
-  const Result r = record(dir, "-- " + quote(RECORD_CRASH) + " exit3");
-  EXPECT_EQ(r.status, 3) << r.err;
-  bool complete = false;
-  const std::vector<Event> events = readEvents(dir / "record_crash_program.trace", &complete);
-  EXPECT_TRUE(complete);
-  bool found = false;
-  for (const Event& e : events) found = found || (e.op == Op::Malloc && e.size == 4545);
-  EXPECT_TRUE(found);
-}
-
-TEST(Record, SigkillLeavesAValidPrefix) {
-  TempDir dir;
-  const Result r = record(dir, "-o kl.trace -- " + quote(RECORD_CRASH) + " kill");
-  EXPECT_EQ(r.status, 137) << r.err;
-  bool complete = true;
-  const std::vector<Event> events = readEvents(dir / "kl.trace", &complete);
-  EXPECT_FALSE(complete);
-  // Whole chunks were written as they filled: 100000 events of 4-5 bytes fill several.
-  EXPECT_GT(events.size(), 30000u);
-}
-
-TEST(Record, FineClockAdvancesAndCoarseClockRecordsToo) {
-  TempDir dir;
-  Result r = record(dir, "-o fine.trace -- " + quote(RECORD_CRASH) + " abort");
-  EXPECT_EQ(r.status, 134) << r.err;
-  bool complete = true;
-  std::vector<Event> events = readEvents(dir / "fine.trace", &complete);
-  ASSERT_GT(events.size(), 100000u);
-  // 100000 mallocs take well over a microsecond: a nanosecond clock shows it.
-  EXPECT_GT(events.back().timeNs, events.front().timeNs + 1000);
-  r = record(dir, "--clock coarse -o coarse.trace -- " + quote(RECORD_CRASH) + " exit3");
-  EXPECT_EQ(r.status, 3) << r.err;
-  events = readEvents(dir / "coarse.trace", &complete);
-  EXPECT_TRUE(complete);
-  EXPECT_FALSE(events.empty());
-}
-
-// A program killed by SIGPIPE (the reader of its pipe went away: `prog | head`) keeps its trace.
-TEST(Record, SigpipeLeavesTheTraceAndStatus141) {
-  TempDir dir;
-  const Result r = record(dir, "-o pp.trace -- " + quote(RECORD_CRASH) + " pipe");
-  EXPECT_EQ(r.status, 128 + SIGPIPE) << r.err;
-  bool complete = true;
-  const std::vector<Event> events = readEvents(dir / "pp.trace", &complete);
-  EXPECT_FALSE(complete);
-  ASSERT_FALSE(events.empty());
-  EXPECT_EQ(events.back().op, Op::Malloc);
-  EXPECT_EQ(events.back().size, 4747u);
-}
-
-// Time stamps measure real time on every clock: a 50 ms sleep between two mallocs shows as
-// 50 ms give or take the clock's resolution (coarse: a kernel tick) and scheduling, and no
-// event is stamped earlier than the one before it.
-TEST(Record, EveryClockMeasuresASleepBetweenTwoMallocs) {
-  for (const char* clock : {"", "--clock tsc ", "--clock fine ", "--clock coarse "}) {
-    SCOPED_TRACE(clock);
-    TempDir dir;
-    const Result r = record(dir, std::string(clock) + "-o sl.trace -- " + quote(RECORD_CRASH) + " sleep");
-    ASSERT_EQ(r.status, 0) << r.err;
-    bool complete = false;
-    const std::vector<Event> events = readEvents(dir / "sl.trace", &complete);
-    EXPECT_TRUE(complete);
-    std::uint64_t before = 0, after = 0;
-    bool seenBefore = false, seenAfter = false;
-    for (std::size_t i = 0; i < events.size(); ++i) {
-      if (i != 0) {
-        ASSERT_GE(events[i].timeNs, events[i - 1].timeNs) << "event " << i;
-      }
-      if (events[i].op == Op::Malloc && events[i].size == 5151) {
-        before = events[i].timeNs;
-        seenBefore = true;
-      }
-      if (events[i].op == Op::Malloc && events[i].size == 5252) {
-        after = events[i].timeNs;
-        seenAfter = true;
-      }
-    }
-    ASSERT_TRUE(seenBefore && seenAfter);
-    const double ms = static_cast<double>(after - before) / 1e6;
-    EXPECT_GE(ms, 60.0);  // 20 ms of work, then the 50 ms sleep
-    EXPECT_LE(ms, 400.0);
-  }
-}
-
-TEST(Record, ExecRestartsTheTraceForTheNewProgram) {
-  TempDir dir;
-  const Result r =
-      record(dir, "-o sh.trace -- /bin/sh -c " + quote("exec " + quote(RECORD_CRASH) + " exit3"));
-  EXPECT_EQ(r.status, 3) << r.err;
-  bool complete = false;
-  const std::vector<Event> events = readEvents(dir / "sh.trace", &complete);
-  EXPECT_TRUE(complete);
-  bool found = false;
-  for (const Event& e : events) found = found || (e.op == Op::Malloc && e.size == 4545);
-  EXPECT_TRUE(found) << "sh.trace is not the exec'd program's trace";
-}
-
-// A trace's events and its program chunk.
-struct TraceFile {
-  std::vector<Event> events;
-  strata::trace::ProgramInfo program;
-  bool complete = false;
-};
-
-TraceFile readTraceFile(const std::string& path) {
-  const std::string bytes = slurp(path);
-  strata::trace::TraceReader<strata::trace::MemorySource> reader(strata::trace::MemorySource{
-      reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size()});
-  TraceFile t;
-  Event e;
-  strata::trace::ReadStatus st;
-  while ((st = reader.next(e)) == strata::trace::ReadStatus::Event) t.events.push_back(e);
-  EXPECT_EQ(st, strata::trace::ReadStatus::End) << path << ": " << reader.error().message();
-  t.program = reader.program();
-  t.complete = reader.complete();
-  return t;
-}
-
-constexpr std::uint64_t kPage = 4096;
-constexpr std::uint64_t kKiB = 1024, kMiB = 1024 * kKiB;
-
-// The index of the first event creating an object of `size` bytes with op, or -1.
-long findCreate(const std::vector<Event>& ev, Op op, std::uint64_t size, std::size_t from = 0) {
-  for (std::size_t i = from; i < ev.size(); ++i)
-    if (ev[i].op == op && ev[i].size == size && !(ev[i].flags & kFlagFailed))
-      return static_cast<long>(i);
-  return -1;
-}
-
-// The index of the Touch event naming object, or -1.
-long findTouch(const std::vector<Event>& ev, std::uint64_t object) {
-  for (std::size_t i = 0; i < ev.size(); ++i)
-    if (ev[i].op == Op::Touch && ev[i].object == object) return static_cast<long>(i);
-  return -1;
-}
-
-// Records `record_touch_program mode` into dir/name and reads the trace back.
-TraceFile recordTouch(const TempDir& dir, const std::string& mode, const std::string& name,
-                      Result* result = nullptr) {
-  const Result r = record(dir, "-o " + name + " -- " + quote(RECORD_TOUCH) + " " + mode);
-  EXPECT_EQ(r.status, 0) << r.err;
-  if (result != nullptr) *result = r;
-  return readTraceFile(dir / name);
-}
-
-// Checks that the object created by event `created` has one Touch, right before the event
-// that frees it (free, on the same thread), with touched bytes in [low, high]; returns them.
-std::uint64_t expectTouchBeforeFree(const std::vector<Event>& ev, long created, std::uint64_t low,
-                                    std::uint64_t high) {
-  if (created < 0) {
-    ADD_FAILURE() << "the large object's creation is not in the trace";
-    return 0;
-  }
-  const std::uint64_t id = ev[static_cast<std::size_t>(created)].object;
-  const long t = findTouch(ev, id);
-  if (t < 0 || static_cast<std::size_t>(t) + 1 >= ev.size()) {
-    ADD_FAILURE() << "no Touch for object " << id << " before its end";
-    return 0;
-  }
-  const Event& touch = ev[static_cast<std::size_t>(t)];
-  const Event& next = ev[static_cast<std::size_t>(t) + 1];
-  EXPECT_EQ(next.op, Op::Free);
-  EXPECT_EQ(next.object, id);
-  EXPECT_EQ(next.thread, touch.thread);
-  EXPECT_GE(touch.size, low);
-  EXPECT_LE(touch.size, high);
-  return touch.size;
-}
-
-// calloc of 8 MiB with one byte written in its fourth page: the replay must not write 8 MiB,
-// and must write that page (at least one page counted; the first page may count as well,
-// where the C library's header made it resident, and one more for rounding).
-TEST(RecordTouch, CallocedArrayWithOnePageWrittenCountsAboutOnePage) {
-  TempDir dir;
-  const TraceFile t = recordTouch(dir, "calloc", "tc.trace");
-  EXPECT_TRUE(t.complete);
-  const long c = findCreate(t.events, Op::Calloc, 8 * kMiB);
-  expectTouchBeforeFree(t.events, c, kPage, kPage + 2 * kPage);
-}
-
-TEST(RecordTouch, FullyWrittenObjectCountsEveryByte) {
-  TempDir dir;
-  const TraceFile t = recordTouch(dir, "memset", "tm.trace");
-  const long m = findCreate(t.events, Op::Malloc, kMiB);
-  expectTouchBeforeFree(t.events, m, kMiB, kMiB);
-}
-
-// malloc(64 KiB) all written, realloc to 4 MiB, 64 KiB more written: the old object was
-// touched whole (its Touch comes right before the realloc), the new one about 128 KiB.
-TEST(RecordTouch, ReallocGrowthCountsTheWrittenPartOnly) {
-  TempDir dir;
-  const TraceFile t = recordTouch(dir, "realloc", "tr.trace");
-  const std::vector<Event>& ev = t.events;
-  const long m = findCreate(ev, Op::Malloc, 64 * kKiB);
-  ASSERT_GE(m, 0);
-  const std::uint64_t oldId = ev[static_cast<std::size_t>(m)].object;
-  const long touchOld = findTouch(ev, oldId);
-  ASSERT_GE(touchOld, 0);
-  ASSERT_LT(static_cast<std::size_t>(touchOld) + 1, ev.size());
-  const Event& re = ev[static_cast<std::size_t>(touchOld) + 1];
-  EXPECT_EQ(re.op, Op::Realloc);
-  EXPECT_EQ(re.target, oldId);
-  EXPECT_EQ(re.size, 4 * kMiB);
-  EXPECT_EQ(ev[static_cast<std::size_t>(touchOld)].size, 64 * kKiB);
-  expectTouchBeforeFree(ev, touchOld + 1, 128 * kKiB - 2 * kPage, 128 * kKiB + 2 * kPage);
-}
-
-// The touch threshold set by hand (STRATA_TRACE_TOUCH_MIN) moves up, or the measurement is
-// turned off.
-TEST(RecordTouch, ThresholdSettingMovesOrTurnsOffTheMeasurement) {
-  for (const char* setting : {"off", "2000000"}) {
-    SCOPED_TRACE(setting);
-    TempDir dir;
-    const Result r = run(dir, std::string(strata::protocol::env::kTouchMin) + "=" + setting + " " +
-                                  quote(kStrata) + " record -o ts.trace -- " + quote(RECORD_TOUCH) +
-                                  " memset");
-    ASSERT_EQ(r.status, 0) << r.err;
-    const TraceFile t = readTraceFile(dir / "ts.trace");
-    EXPECT_GE(findCreate(t.events, Op::Malloc, kMiB), 0);
-    for (const Event& e : t.events) EXPECT_NE(e.op, Op::Touch);
-  }
-}
-
-// `strata record --touch-min` sets the same: off, or a size with a unit; a bad one is refused.
-TEST(RecordTouch, TouchMinOptionMovesOrTurnsOffTheMeasurement) {
-  for (const char* setting : {"off", "2M"}) {
-    SCOPED_TRACE(setting);
-    TempDir dir;
-    const Result r = record(dir, std::string("--touch-min ") + setting + " -o tm.trace -- " +
-                                     quote(RECORD_TOUCH) + " memset");
-    ASSERT_EQ(r.status, 0) << r.err;
-    const TraceFile t = readTraceFile(dir / "tm.trace");
-    EXPECT_GE(findCreate(t.events, Op::Malloc, kMiB), 0);
-    for (const Event& e : t.events) EXPECT_NE(e.op, Op::Touch);
-  }
-  TempDir dir;
-  const Result bad = record(dir, "--touch-min 12q -- true");
-  EXPECT_EQ(bad.status, 2);
-  EXPECT_NE(bad.err.find("--touch-min takes a size"), std::string::npos) << bad.err;
-}
-
-// Objects of a size the program writes whole are measured one in 16 once 32 in a row were
-// touched whole; the first sampled one that is not puts every object back to being measured.
-// --touch-all measures them all.
-TEST(RecordTouch, SizesWrittenWholeAreSampledUntilOneIsNot) {
-  for (const bool all : {false, true}) {
-    SCOPED_TRACE(all ? "--touch-all" : "default");
-    TempDir dir;
-    const Result r = record(dir, std::string(all ? "--touch-all " : "") + "-o ts.trace -- " +
-                                     quote(RECORD_TOUCH) + " sampling");
-    ASSERT_EQ(r.status, 0) << r.err;
-    const TraceFile t = readTraceFile(dir / "ts.trace");
-    std::vector<std::uint64_t> objects;  // the 400 objects, in order
-    for (const Event& e : t.events)
-      if (e.op == Op::Malloc && e.size == 64 * kKiB) objects.push_back(e.object);
-    ASSERT_EQ(objects.size(), 400u);
-    std::vector<long> touched(400, -1);  // per object: its touched bytes, or -1 for no Touch
-    for (std::size_t i = 0; i < objects.size(); ++i) {
-      const long k = findTouch(t.events, objects[i]);
-      if (k >= 0) touched[i] = static_cast<long>(t.events[static_cast<std::size_t>(k)].size);
-    }
-    auto measured = [&](std::size_t from, std::size_t to) {
-      std::size_t n = 0;
-      for (std::size_t i = from; i < to; ++i) n += touched[i] >= 0;
-      return n;
-    };
-    for (std::size_t i = 0; i < 200; ++i) {
-      if (touched[i] < 0) continue;
-      EXPECT_EQ(touched[i], static_cast<long>(64 * kKiB)) << i;
-    }
-    for (std::size_t i = 200; i < 400; ++i) {
-      if (touched[i] < 0) continue;
-      EXPECT_LE(touched[i], static_cast<long>(3 * kPage)) << i;
-    }
-    if (all) {
-      EXPECT_EQ(measured(0, 400), 400u);
-      continue;
-    }
-    EXPECT_EQ(measured(0, 32), 32u);
-    EXPECT_EQ(measured(32, 200), 168u / 16);  // one in 16 of the rest
-    EXPECT_LT(measured(200, 216), 16u);       // until a sampled one shows a sparse object
-    EXPECT_EQ(measured(216, 400), 184u);      // then every one
-  }
-}
-
-// Records `mode` of the touch program: its large object made by `op` (2 MiB, 40 KiB of it
-// written), still live at exit, gets its Touch at the end of the trace.
-void expectTouchedAtExit(const char* mode, Op op) {
-  TempDir dir;
-  const TraceFile t = recordTouch(dir, mode, std::string(mode) + ".trace");
-  EXPECT_TRUE(t.complete);
-  const long m = findCreate(t.events, op, 2 * kMiB);
-  ASSERT_GE(m, 0);
-  const long touch = findTouch(t.events, t.events[static_cast<std::size_t>(m)].object);
-  ASSERT_GE(touch, 0);
-  EXPECT_GE(t.events[static_cast<std::size_t>(touch)].size, 40 * kKiB - 2 * kPage);
-  EXPECT_LE(t.events[static_cast<std::size_t>(touch)].size, 40 * kKiB + 2 * kPage);
-}
-
-TEST(RecordTouch, LiveObjectIsTouchedAtExit) { expectTouchedAtExit("live", Op::Malloc); }
-
-// An aligned large object is measured like any other.
-TEST(RecordTouch, AlignedObjectIsTouchedAtExit) { expectTouchedAtExit("aligned", Op::Memalign); }
-
-// After fork each process measures its own pages: the child's trace re-creates the object
-// and touches it at the child's exit with what both wrote; the parent's counts its own part.
-TEST(RecordTouch, ForkChildTouchesTheObjectsItInherited) {
-  TempDir dir;
-  Result r;
-  const TraceFile parent = recordTouch(dir, "fork", "tf.trace", &r);
-  const long childPid = std::stol(r.out);
-  const TraceFile child = readTraceFile(dir / ("tf.trace." + std::to_string(childPid)));
-  EXPECT_TRUE(parent.complete);
-  EXPECT_TRUE(child.complete);
-  auto touchedAtExit = [](const TraceFile& t) -> std::uint64_t {
-    const long m = findCreate(t.events, Op::Malloc, 4 * kMiB);
-    if (m < 0) return 0;
-    const long touch = findTouch(t.events, t.events[static_cast<std::size_t>(m)].object);
-    return touch < 0 ? 0 : t.events[static_cast<std::size_t>(touch)].size;
-  };
-  const std::uint64_t p = touchedAtExit(parent), c = touchedAtExit(child);
-  EXPECT_GE(p, 16 * kKiB - 2 * kPage);
-  EXPECT_LE(p, 16 * kKiB + 2 * kPage);
-  EXPECT_GE(c, 32 * kKiB - 2 * kPage);
-  EXPECT_LE(c, 32 * kKiB + 2 * kPage);
-}
-
 // Threads created one after another, each allocating, freeing a large object and ending with
 // a thread_local destructor and a pthread key destructor that free: every thread's events lie between its ThreadStart
 // (naming the main thread, 0) and its ThreadEnd, and nothing of it comes after.
@@ -902,7 +475,6 @@ TEST(RecordThreads, EachThreadIsBracketedByItsStartAndEnd) {
   EXPECT_EQ(seenWorkers.size(), static_cast<std::size_t>(kThreads));
 }
 
-// Every trace starts with its program chunk: the process, its parent and the program.
 // What one call of record_entry_points_program adds to the trace, by the role of the entry
 // called: the ops, in order, and for each the index (among them) of the event whose object
 // it names (-1: none).
@@ -976,6 +548,7 @@ TEST(Record, EveryEntryPointOfTheSharedListIsRecorded) {
     EXPECT_NE(called.count(n), 0u) << n;
 }
 
+// Every trace starts with its program chunk: the process, its parent and the program.
 TEST(Record, ProgramChunkNamesTheProcessInParentAndForkChild) {
   TempDir dir;
   const Result r = record(dir, "-o pg.trace -- " + quote(RECORD_FORK));
@@ -991,16 +564,6 @@ TEST(Record, ProgramChunkNamesTheProcessInParentAndForkChild) {
   EXPECT_NE(parent.program.pid, parent.program.parentPid);
   EXPECT_EQ(std::string(parent.program.path), program);
   EXPECT_EQ(std::string(child.program.path), program);
-}
-
-TEST(Record, ProgramChunkAfterExecNamesTheNewProgram) {
-  TempDir dir;
-  const Result r =
-      record(dir, "-o ep.trace -- /bin/sh -c " + quote("exec " + quote(RECORD_CRASH) + " exit3"));
-  EXPECT_EQ(r.status, 3) << r.err;
-  const TraceFile t = readTraceFile(dir / "ep.trace");
-  EXPECT_EQ(std::string(t.program.path), fs::canonical(RECORD_CRASH).string());
-  EXPECT_NE(t.program.pid, 0u);
 }
 
 #endif  // STRATA_RECORD_PRELOAD_TESTS

@@ -2,10 +2,11 @@
 # built `strata` executable on small programs with known allocation sequences (a sequence
 # through every entry point, each entry of the shared entry-point list called once, threads
 # with cross-thread frees, objects handed between threads while all of them allocate, fork,
-# crashes and exits) and checks the traces event for event; it also checks bad usage. The
-# programs run with the recorder preloaded, which a sanitized build cannot do (the sanitizer
-# owns malloc, and a sanitized recorder cannot go into a plain program), so there only the
-# usage cases run.
+# crashes and exits: record_exit_test.cpp; what a program touched of its large objects:
+# record_touched_pages_test.cpp) and checks the traces event for event; it also checks bad
+# usage. The programs run with the recorder preloaded, which a sanitized build cannot do (the
+# sanitizer owns malloc, and a sanitized recorder cannot go into a plain program), so there
+# only the usage cases run.
 # The recorder's units on their own, in every build, linked with the same static library of
 # them as the recorder (strata_record_parts): record_touch_test the page logic (touch.cpp),
 # record_object_map_test the address map, record_rings_test the per-thread event rings and
@@ -36,7 +37,8 @@ endif()
 
 if(TARGET strata_cli AND TARGET strata_record)
   set(strata_rec_dir ${CMAKE_CURRENT_LIST_DIR})
-  strata_gtest(record_test ${strata_rec_dir}/record_test.cpp)
+  strata_gtest(record_test ${strata_rec_dir}/record_test.cpp ${strata_rec_dir}/record_exit_test.cpp
+                          ${strata_rec_dir}/record_touched_pages_test.cpp)
   target_link_libraries(record_test PRIVATE strata::strata strata_trace strata_protocol)
   target_compile_definitions(record_test PRIVATE
     STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>")

@@ -1,10 +1,12 @@
 # Replay (toolkit/replay): replay_test checks the plan decoder and the replay loop in-process and,
-# when the `strata` command is built, `strata replay` end to end (STRATA_CLI_PATH). Replays on
-# other allocators go by LD_PRELOAD into strata-replayer, which a sanitized build cannot take,
-# so those run only without STRATA_SANITIZE (STRATA_TEST_PRELOAD).
+# when the `strata` command is built, `strata replay` end to end (STRATA_CLI_PATH); its
+# replay_touch_threads_test.cpp the touch-aware writes, threads started and ended as recorded,
+# allocator time, the replayer's own memory and the result fields. Replays on other
+# allocators go by LD_PRELOAD into strata-replayer, which a sanitized build cannot take, so
+# those run only without STRATA_SANITIZE (STRATA_TEST_PRELOAD).
 if(TARGET strata_replay)
   strata_gtest(replay_test ${CMAKE_CURRENT_LIST_DIR}/replay_test.cpp
-                           ${CMAKE_CURRENT_LIST_DIR}/replay_v2_test.cpp)
+                           ${CMAKE_CURRENT_LIST_DIR}/replay_touch_threads_test.cpp)
   target_link_libraries(replay_test PRIVATE strata_replay)
   if(NOT STRATA_SANITIZE)
     # The in-process replays call glibc's malloc (a sanitizer's allocator fills, poisons and
