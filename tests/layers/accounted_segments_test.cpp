@@ -101,12 +101,12 @@ TEST(AccountedSegments, DecommitNowReadsZeroAndLowersCommitted) {
   constexpr std::size_t kFrom = 64 << 10, kLen = 128 << 10;
   a->commit(kSeg);
   std::memset(b + kFrom, 0xAB, kLen);
-  a->decommit(b + kFrom, kLen, Decommit::Now);
+  a->decommit(b + kFrom, kLen, platform::Decommit::Now);
   EXPECT_EQ(a->committed(), kSeg - kLen);
   for (std::size_t i = 0; i < kLen; i += 512) ASSERT_EQ(b[kFrom + i], 0) << i;
   EXPECT_EQ(b[kFrom + kLen - 1], 0);
   b[kFrom + kLen] = 7;  // the byte after the range is untouched
-  a->decommit(b + kFrom + kLen, 64 << 10, Decommit::Lazy);
+  a->decommit(b + kFrom + kLen, 64 << 10, platform::Decommit::Lazy);
   EXPECT_EQ(a->committed(), kSeg - kLen - (64 << 10)) << "lazy decommits count as well";
   std::memset(b + kFrom, 1, kLen);  // decommitted memory is still usable
   a->freeChunk(s);

@@ -166,7 +166,7 @@ TEST(DelayedPurge, PurgeAllGivesBackEverythingReleased) {
   f.heap.releasePage(q);
   EXPECT_EQ(f.heap.dirtySlots(), 7u);
   const std::size_t committed = f.source->committed();
-  f.heap.purgeAll(Decommit::Now);
+  f.heap.purgeAll(platform::Decommit::Now);
   EXPECT_EQ(f.heap.dirtySlots(), 0u);
   EXPECT_EQ(f.source->committed(), committed - 7 * kSlot);
   f.heap.takeSlots(7, 1, span);

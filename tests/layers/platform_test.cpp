@@ -1,16 +1,23 @@
 // The platform layer: the page size the layouts assume against the running system's, page
-// rounding, and the memory calls' results (nullptr or false on failure, errno left as the
-// system set it, nothing aborts).
+// rounding, the memory calls' results (nullptr or false on failure, errno left as the
+// system set it, nothing aborts), residency, randomness, the clocks, writing to a
+// descriptor, the environment, the process id and yielding.
 #include <gtest/gtest.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 
 #include "strata/platform/clock.hpp"
 #include "strata/platform/memory.hpp"
+#include "strata/platform/output.hpp"
 #include "strata/platform/page.hpp"
+#include "strata/platform/process.hpp"
+#include "strata/platform/random.hpp"
+#include "strata/platform/thread.hpp"
 
 using namespace strata;
 using platform::kPageSize;
@@ -76,4 +83,59 @@ TEST(Platform, RemapsKeepingTheContents) {
 TEST(Platform, TheClockIsMonotonic) {
   const std::uint64_t a = platform::nowMs();
   EXPECT_GE(platform::nowMs(), a);
+}
+
+TEST(Platform, TheSubsecondClockStaysWithinASecond) {
+  EXPECT_LT(platform::nowSubsecondNs(), 1'000'000'000u);
+}
+
+TEST(Platform, PagesWrittenAreResidentAndDecommittedOnesAreNot) {
+  auto* p = static_cast<unsigned char*>(platform::map(4 * kPageSize));
+  ASSERT_NE(p, nullptr);
+  p[kPageSize] = 1;
+  unsigned char resident[4] = {9, 9, 9, 9};
+  ASSERT_TRUE(platform::residentPages(p, 4 * kPageSize, resident));
+  EXPECT_EQ(resident[1] & 1, 1);
+  EXPECT_TRUE(platform::decommit(p, 4 * kPageSize, platform::Decommit::Now));
+  ASSERT_TRUE(platform::residentPages(p, 4 * kPageSize, resident));
+  for (unsigned char r : resident) EXPECT_EQ(r & 1, 0);
+  EXPECT_FALSE(platform::residentPages(p + 1, kPageSize, resident));  // not page-aligned
+  platform::unmap(p, 4 * kPageSize);
+}
+
+TEST(Platform, RandomBytesDifferFromCallToCall) {
+  std::uint64_t a = 0, b = 0;
+  ASSERT_TRUE(platform::randomBytes(&a, sizeof a));
+  ASSERT_TRUE(platform::randomBytes(&b, sizeof b));
+  EXPECT_NE(a, b);
+  const unsigned char* exec = platform::execRandomBytes();
+  ASSERT_NE(exec, nullptr);
+  EXPECT_EQ(exec, platform::execRandomBytes()) << "the same 16 bytes for every caller";
+}
+
+TEST(Platform, WritesEveryByteAndReportsAnError) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  static const char text[] = "strata\n";
+  EXPECT_TRUE(platform::writeAll(fds[1], text, sizeof text - 1));
+  char back[sizeof text] = {};
+  EXPECT_EQ(::read(fds[0], back, sizeof back), static_cast<ssize_t>(sizeof text - 1));
+  EXPECT_STREQ(back, text);
+  ::close(fds[0]);
+  ::close(fds[1]);
+  EXPECT_FALSE(platform::writeAll(fds[1], text, sizeof text - 1));  // closed
+  EXPECT_TRUE(platform::writeAll(fds[1], text, 0));  // nothing to write: no call
+}
+
+TEST(Platform, ReadsTheEnvironmentInPlace) {
+  ASSERT_EQ(::setenv("STRATA_PLATFORM_TEST", "42", 1), 0);
+  EXPECT_EQ(platform::environmentValue("STRATA_PLATFORM_TEST"), std::getenv("STRATA_PLATFORM_TEST"));
+  EXPECT_STREQ(platform::environmentValue("STRATA_PLATFORM_TEST"), "42");
+  ASSERT_EQ(::unsetenv("STRATA_PLATFORM_TEST"), 0);
+  EXPECT_EQ(platform::environmentValue("STRATA_PLATFORM_TEST"), nullptr);
+}
+
+TEST(Platform, KnowsItsProcessAndYields) {
+  EXPECT_EQ(platform::processId(), ::getpid());
+  platform::yieldThread();
 }

@@ -111,7 +111,7 @@ TEST(SegmentSlots, CommittedRunsFirstThenBestFitByLongestRun) {
   EXPECT_EQ(Slots::segmentOfPage(three), a) << "what is left of the committed run";
   EXPECT_EQ(slotIndex(three), 3u);
   f.slots.releaseSlots(three, 2);
-  f.slots.decommitDirty(Decommit::Now, ~std::uint64_t{0});  // nothing committed is free now
+  f.slots.decommitDirty(platform::Decommit::Now, ~std::uint64_t{0});  // nothing committed is free now
   QueuedPage* clean = f.slots.takeSlots(3, 1, span);
   EXPECT_EQ(Slots::segmentOfPage(clean), b) << "no committed run: the tightest free run that fits";
   EXPECT_EQ(slotIndex(clean), 61u);
@@ -132,7 +132,7 @@ TEST(SegmentSlots, DirtySlotsAreReusedFirstAndCostNoCommit) {
   f.slots.takeSlots(2, 1, span);  // keeps the segment from being empty
   f.slots.releaseSlots(a, 1);
   f.slots.releaseSlots(b, 1);
-  f.slots.decommitDirty(Decommit::Now, ~std::uint64_t{0});  // slots 1-4 read as zero again
+  f.slots.decommitDirty(platform::Decommit::Now, ~std::uint64_t{0});  // slots 1-4 read as zero again
   f.slots.releaseSlots(c, 2);                                 // slots 5-6 dirty
   EXPECT_EQ(f.slots.dirtySlots(), 2u);
   EXPECT_EQ(f.slots.usedSlots(), 3u);
@@ -156,7 +156,7 @@ TEST(SegmentSlots, LazyDecommitIsNotZero) {
   QueuedPage* a = f.slots.takeSlots(4, 1, span);
   f.slots.releaseSlots(a, 1);
   const std::size_t committed = f.source->committed();
-  EXPECT_EQ(f.slots.decommitDirty(Decommit::Lazy, ~std::uint64_t{0}), ~std::uint64_t{0});
+  EXPECT_EQ(f.slots.decommitDirty(platform::Decommit::Lazy, ~std::uint64_t{0}), ~std::uint64_t{0});
   EXPECT_EQ(f.source->committed(), committed - 4 * kSlot);
   EXPECT_EQ(f.slots.dirtySlots(), 0u);
   f.slots.takeSlots(4, 1, span);
@@ -171,7 +171,7 @@ TEST(SegmentSlots, NowDecommitReadsZero) {
   QueuedPage* a = f.slots.takeSlots(4, 1, span);
   std::memset(span.area, 0xEE, span.bytes);
   f.slots.releaseSlots(a, 1);
-  f.slots.decommitDirty(Decommit::Now, ~std::uint64_t{0});
+  f.slots.decommitDirty(platform::Decommit::Now, ~std::uint64_t{0});
   EXPECT_EQ(f.slots.takeSlots(4, 1, span), a);
   ASSERT_TRUE(span.zero);
   for (std::size_t i = 0; i < span.bytes; i += 4096) ASSERT_EQ(static_cast<int>(span.area[i]), 0);
@@ -192,14 +192,14 @@ TEST(SegmentSlots, DecommitDirtyHonoursTheCutoff) {
   EXPECT_EQ(Slots::segmentOfPage(b1)->dirtyAt, 200u);
   EXPECT_EQ(f.slots.dirtySlots(), 90u);
   const std::size_t committed = f.source->committed();
-  EXPECT_EQ(f.slots.decommitDirty(Decommit::Lazy, 99), 100u) << "nothing that old";
+  EXPECT_EQ(f.slots.decommitDirty(platform::Decommit::Lazy, 99), 100u) << "nothing that old";
   EXPECT_EQ(f.slots.dirtySlots(), 90u);
-  EXPECT_EQ(f.slots.decommitDirty(Decommit::Lazy, 150), 200u);
+  EXPECT_EQ(f.slots.decommitDirty(platform::Decommit::Lazy, 150), 200u);
   EXPECT_EQ(f.slots.dirtySlots(), 60u) << "A's 30 went";
   EXPECT_EQ(f.source->committed(), committed - 30 * kSlot);
   EXPECT_EQ(f.source->cachedSegments(), 0u);
   // B is now empty: past the cutoff it goes to the cache whole, still committed.
-  EXPECT_EQ(f.slots.decommitDirty(Decommit::Lazy, 250), ~std::uint64_t{0});
+  EXPECT_EQ(f.slots.decommitDirty(platform::Decommit::Lazy, 250), ~std::uint64_t{0});
   EXPECT_EQ(f.source->cachedSegments(), 1u);
   EXPECT_EQ(f.slots.dirtySlots(), 0u);
   EXPECT_EQ(f.source->committed(), committed - 30 * kSlot);

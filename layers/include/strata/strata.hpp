@@ -13,7 +13,11 @@
 
 #include "strata/platform/clock.hpp"
 #include "strata/platform/memory.hpp"
+#include "strata/platform/output.hpp"
 #include "strata/platform/page.hpp"
+#include "strata/platform/process.hpp"
+#include "strata/platform/random.hpp"
+#include "strata/platform/thread.hpp"
 
 #include "strata/top/malloc_heap.hpp"
 #include "strata/top/memory_account.hpp"

@@ -21,6 +21,6 @@ using Parent = Source;
 int main() {
   Source source;
   strata::DelayedPurge<Parent> purge(source);
-  purge.purgeAll(strata::Decommit::Now);
+  purge.purgeAll(strata::platform::Decommit::Now);
   return 0;
 }

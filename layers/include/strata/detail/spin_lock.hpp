@@ -7,12 +7,11 @@
 // preempted (more threads than cores), a waiter spins on a plain load for a short while and
 // then yields its time slice instead of burning it.
 #pragma once
-#include <sched.h>
-
 #include <atomic>
 #include <cstddef>
 
 #include "strata/concepts.hpp"
+#include "strata/platform/thread.hpp"
 
 namespace strata {
 
@@ -49,7 +48,7 @@ class SpinLock {
         if (spins < kSpins)
           detail::cpu_relax();
         else
-          ::sched_yield();
+          platform::yieldThread();
       }
     }
   }

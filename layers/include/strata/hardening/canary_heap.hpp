@@ -35,8 +35,6 @@
 // compare on free; a multiply on each over a parent that does not seal, and a mincore call
 // on the free of a zeroed object of kLazyFrom bytes or more left without a canary.
 #pragma once
-#include <sys/mman.h>
-
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
@@ -46,6 +44,7 @@
 #include "strata/hardening/concepts.hpp"
 #include "strata/hardening/corruption.hpp"
 #include "strata/hardening/secret.hpp"
+#include "strata/platform/memory.hpp"
 #include "strata/platform/page.hpp"
 
 namespace strata {
@@ -164,12 +163,13 @@ class CanaryHeap : public Super {
     return p;
   }
 
-  // Whether the canary's bytes at `at` lie on resident pages (true when mincore cannot say).
+  // Whether the canary's bytes at `at` lie on resident pages (true when the system cannot say).
   static bool residentAt(const std::byte* at) noexcept {
     const std::uintptr_t first = platform::pageAlignDown(reinterpret_cast<std::uintptr_t>(at));
     const std::uintptr_t last = platform::pageAlignDown(reinterpret_cast<std::uintptr_t>(at) + CanaryBytes - 1);
     unsigned char in[2] = {1, 1};
-    if (::mincore(reinterpret_cast<void*>(first), last - first + 1, in) != 0) return true;
+    if (!platform::residentPages(reinterpret_cast<const void*>(first), last - first + 1, in))
+      return true;
     return (in[0] & 1) != 0 && (last == first || (in[1] & 1) != 0);
   }
 

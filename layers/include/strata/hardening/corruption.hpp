@@ -3,14 +3,14 @@
 // process never continues past a detected corruption, as Scudo and hardened_malloc do not:
 // the damage may reach beyond the object, and an attacker who can retry learns from each try.
 //
-// The line is written with write(2) from a stack buffer: reporting never allocates (the
-// heap reporting may be the process's malloc, and it is damaged).
+// The line is written from a stack buffer (platform::writeStderr): reporting never allocates
+// (the heap reporting may be the process's malloc, and it is damaged).
 #pragma once
-#include <unistd.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+
+#include "strata/platform/output.hpp"
 
 namespace strata {
 
@@ -63,7 +63,7 @@ inline std::size_t formatAddress(const void* p, char* out) noexcept {
   put(" at ");
   n += detail::formatAddress(at, line + n);
   line[n++] = '\n';
-  [[maybe_unused]] const ssize_t w = ::write(STDERR_FILENO, line, n);
+  platform::writeStderr(line, n);
   std::abort();
 }
 

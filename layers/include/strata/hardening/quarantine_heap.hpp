@@ -27,8 +27,6 @@
 // once. Cost: a fill and a check of each freed object's bytes, a lock and a ring push per
 // free (per thread's shard, so threads rarely share a lock), and the budget in memory.
 #pragma once
-#include <sys/mman.h>
-
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -265,7 +263,7 @@ class QuarantineHeap : public Super {
     const std::size_t page = platform::kPageSize;
     for (std::byte* at = lo; at < hi; at += kPages * page) {
       const std::size_t len = std::min(static_cast<std::size_t>(hi - at), kPages * page);
-      if (::mincore(at, len, resident) != 0) return verifyRange(at, at + len);
+      if (!platform::residentPages(at, len, resident)) return verifyRange(at, at + len);
       for (std::size_t i = 0; i < len / page; ++i)
         if ((resident[i] & 1) != 0) verifyRange(at + i * page, at + (i + 1) * page);
     }

@@ -3,12 +3,11 @@
 // can read one sealed value learns nothing about another (the address is mixed in), and one
 // who cannot read memory cannot forge a seal.
 #pragma once
-#include <sys/auxv.h>
-#include <sys/random.h>
-#include <time.h>
-
 #include <cstdint>
 #include <cstring>
+
+#include "strata/platform/clock.hpp"
+#include "strata/platform/random.hpp"
 
 namespace strata::detail {
 
@@ -35,13 +34,10 @@ constexpr std::uint64_t tag64(std::uint64_t key, std::uint64_t v) noexcept {
 // (AT_RANDOM) mixed with the clock and an address. Never allocates.
 inline std::uint64_t freshSecret() noexcept {
   std::uint64_t key = 0;
-  if (::getrandom(&key, sizeof key, GRND_NONBLOCK) != static_cast<ssize_t>(sizeof key)) {
+  if (!platform::randomBytes(&key, sizeof key)) {
     std::uint64_t at[2] = {0, 0};
-    if (const auto* r = reinterpret_cast<const unsigned char*>(::getauxval(AT_RANDOM)))
-      std::memcpy(at, r, sizeof at);
-    timespec ts{};
-    ::clock_gettime(CLOCK_MONOTONIC, &ts);
-    key = mix64(at[0] ^ mix64(at[1] ^ static_cast<std::uint64_t>(ts.tv_nsec) ^
+    if (const unsigned char* r = platform::execRandomBytes()) std::memcpy(at, r, sizeof at);
+    key = mix64(at[0] ^ mix64(at[1] ^ platform::nowSubsecondNs() ^
                               reinterpret_cast<std::uintptr_t>(&key)));
   }
   return key != 0 ? key : 0x9e3779b97f4a7c15ULL;

@@ -1,5 +1,5 @@
 // The system calls that give memory and take it back: map, reserve and commit, unmap,
-// decommit, remap. Every layer that talks to the kernel about memory goes through these, so
+// decommit, remap; and the one that says which pages are resident. Every layer that talks to the kernel about memory goes through these, so
 // the flags are written once and a port to another system changes one file.
 //
 // Errors: each call reports failure by its result (nullptr or false) and leaves errno as the
@@ -64,6 +64,13 @@ inline void* remap(void* p, std::size_t old, std::size_t n) noexcept {
 inline void* remapTo(void* p, std::size_t old, std::size_t n, void* target) noexcept {
   void* m = ::mremap(p, old, n, MREMAP_MAYMOVE | MREMAP_FIXED, target);
   return m == MAP_FAILED ? nullptr : m;
+}
+
+// Which pages of [p, p + n) are resident (p page-aligned): bit 0 of out[i] for the i-th page,
+// out holding one byte per page the range touches; false (out undefined) when the system
+// cannot say. The hardening layers read only the pages of a freed object that something wrote.
+inline bool residentPages(const void* p, std::size_t n, unsigned char* out) noexcept {
+  return ::mincore(const_cast<void*>(p), n, out) == 0;
 }
 
 }  // namespace strata::platform

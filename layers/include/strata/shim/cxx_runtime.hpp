@@ -12,9 +12,10 @@
 
 #if !__cpp_exceptions
 #include <dlfcn.h>
-#include <unistd.h>
 
 #include <cstdlib>
+
+#include "strata/platform/output.hpp"
 #endif
 
 namespace strata::detail {
@@ -39,7 +40,7 @@ inline std::new_handler currentNewHandler() noexcept {
   auto raise = reinterpret_cast<Thrower>(::dlsym(RTLD_DEFAULT, "_ZSt17__throw_bad_allocv"));
   if (raise != nullptr) raise();
   static const char msg[] = "strata: operator new failed and no C++ runtime can throw bad_alloc\n";
-  if (::write(2, msg, sizeof msg - 1) < 0) std::abort();
+  platform::writeStderr(msg, sizeof msg - 1);
   std::abort();
 }
 

@@ -332,7 +332,7 @@ class MallocShim : public OperatorNew<MallocShim<H>> {
     const int len = std::snprintf(text, sizeof text,
                                   "strata malloc: ignoring foreign pointer %p\n", p);
     if (len > 0)
-      detail::writeStderr(text, std::min(static_cast<std::size_t>(len), sizeof text - 1));
+      platform::writeStderr(text, std::min(static_cast<std::size_t>(len), sizeof text - 1));
 #endif
     return nullptr;
   }

@@ -1,14 +1,15 @@
 // MallocStats: what a heap tells mallinfo2 and malloc_stats, and how the shim reports it:
 // mallinfo2's fields, and malloc_stats's text in glibc's layout, written to stderr without
-// allocating (a stack buffer and write(2): the caller may be the allocator itself).
+// allocating (a stack buffer and platform::writeStderr: the caller may be the allocator itself).
 #pragma once
 #include <malloc.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <concepts>
 #include <cstddef>
 #include <cstdio>
+
+#include "strata/platform/output.hpp"
 
 namespace strata {
 
@@ -28,16 +29,6 @@ concept ReportsMallocStats = requires(H& h) {
 };
 
 namespace detail {
-
-// Writes len bytes of text to stderr, retrying short writes; gives up on an error.
-inline void writeStderr(const char* text, std::size_t len) noexcept {
-  while (len > 0) {
-    const ssize_t done = ::write(STDERR_FILENO, text, len);
-    if (done <= 0) return;
-    text += done;
-    len -= static_cast<std::size_t>(done);
-  }
-}
 
 // arena: bytes from the system; uordblks: in use; fordblks: the difference; usmblks: the
 // peak from the system (glibc leaves it 0).
@@ -59,7 +50,7 @@ inline void printMallocStats(const MallocStats& s) noexcept {
                                 "in use bytes     = %10zu\nmax system bytes = %10zu\n",
                                 s.bytesFromSystem, s.bytesInUse, s.bytesFromSystem,
                                 s.bytesInUse, s.peakBytesFromSystem);
-  if (len > 0) writeStderr(text, std::min(static_cast<std::size_t>(len), sizeof text - 1));
+  if (len > 0) platform::writeStderr(text, std::min(static_cast<std::size_t>(len), sizeof text - 1));
 }
 
 }  // namespace detail

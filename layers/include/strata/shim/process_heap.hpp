@@ -7,12 +7,13 @@
 // Cost of get(): an acquire load and a branch; the build is out of line.
 #pragma once
 #include <pthread.h>
-#include <sched.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <concepts>
 #include <new>
+
+#include "strata/platform/process.hpp"
+#include "strata/platform/thread.hpp"
 
 namespace strata {
 
@@ -45,7 +46,7 @@ class ProcessHeap {
   [[gnu::cold, gnu::noinline]] static H& build() noexcept {
     int expected = kNone;
     if (state_.compare_exchange_strong(expected, kBuilding, std::memory_order_acq_rel)) {
-      builderPid_.store(::getpid(), std::memory_order_relaxed);
+      builderPid_.store(platform::processId(), std::memory_order_relaxed);
       finishBuild();
     } else {
       while (state_.load(std::memory_order_acquire) != kReady) {
@@ -53,12 +54,12 @@ class ProcessHeap {
             ::pthread_equal(builder_.load(std::memory_order_relaxed), ::pthread_self()))
           break;  // the building thread, called back from pthread_atfork
         const pid_t builderPid = builderPid_.load(std::memory_order_relaxed);
-        if (builderPid != 0 && builderPid != ::getpid()) {
-          builderPid_.store(::getpid(), std::memory_order_relaxed);  // a child: build here
+        if (builderPid != 0 && builderPid != platform::processId()) {
+          builderPid_.store(platform::processId(), std::memory_order_relaxed);  // a child: build here
           finishBuild();
           break;
         }
-        ::sched_yield();
+        platform::yieldThread();
       }
     }
     return *instance();

@@ -45,10 +45,6 @@ struct StrataHeapStats {
   std::size_t peakBytesFromSystem;  // the high-water mark of bytesFromSystem
 };
 
-// How decommitted memory goes back: Lazy (MADV_FREE) or Now (MADV_DONTNEED); the platform
-// layer says what each costs.
-using platform::Decommit;
-
 template <SegmentProvider Super>
 class AccountedSegments : public Super {
  public:
@@ -76,7 +72,7 @@ class AccountedSegments : public Super {
   std::size_t trimChunks() noexcept { return Super::trim(); }
 
   // Gives [p, p + n) back to the system and counts it as no longer committed.
-  void decommit(void* p, std::size_t n, Decommit how) noexcept {
+  void decommit(void* p, std::size_t n, platform::Decommit how) noexcept {
     platform::decommit(p, n, how);
     uncommit(n);
   }
@@ -84,7 +80,7 @@ class AccountedSegments : public Super {
   // Drops the pages of [p, p + n) so that they read as zero again; they stay committed (the
   // memory is in use, it is only cleared without being written).
   static void zeroPages(void* p, std::size_t n) noexcept {
-    platform::decommit(p, n, Decommit::Now);
+    platform::decommit(p, n, platform::Decommit::Now);
   }
 
   // Page-aligned zeroed memory for metadata (per-thread records), or nullptr.

@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "strata/platform/memory.hpp"
 #include "strata/strata_heap/accounted_segments.hpp"
 
 namespace strata {
@@ -30,8 +31,8 @@ concept PurgeableSlots = requires(S& s, typename S::PageType* page, typename S::
   { s.releaseSlots(page, t) } -> std::same_as<typename S::Segment*>;
   { S::isEmpty(seg) } -> std::same_as<bool>;
   s.giveAway(seg);
-  { s.decommitDirty(Decommit::Lazy, t) } -> std::same_as<std::uint64_t>;
-  s.decommitDown(n, Decommit::Now);
+  { s.decommitDirty(platform::Decommit::Lazy, t) } -> std::same_as<std::uint64_t>;
+  s.decommitDown(n, platform::Decommit::Now);
   { s.dirtySlots() } -> std::same_as<std::size_t>;
   { s.usedSlots() } -> std::same_as<std::size_t>;
   { s.source().tunables().purgeDelayMs } -> std::convertible_to<std::uint64_t>;
@@ -59,7 +60,7 @@ class DelayedPurge : public Super {
   void maybePurge(std::uint64_t now = 0) noexcept {
     if (!overAllowance()) return;
     if (Super::dirtySlots() * Super::SlotSize > tunables().maxDelayedBytes) {
-      purgeAll(Decommit::Lazy);
+      purgeAll(platform::Decommit::Lazy);
       return;
     }
     if (now == 0) now = Super::source().nowMs();
@@ -76,7 +77,7 @@ class DelayedPurge : public Super {
 
   // Everything released goes back (malloc_trim, an orphan nobody adopted): Now drops the
   // resident size.
-  void purgeAll(Decommit how) noexcept {
+  void purgeAll(platform::Decommit how) noexcept {
     Super::decommitDirty(how, kNever);
     due_ = kNever;
   }
@@ -90,7 +91,7 @@ class DelayedPurge : public Super {
   std::size_t allowance() const noexcept { return tunables().dirtySlots + Super::usedSlots() / 8; }
 
   void purgeOlderThan(std::uint64_t now) noexcept {
-    const std::uint64_t oldest = Super::decommitDirty(Decommit::Lazy, now - (now < delay() ? now : delay()));
+    const std::uint64_t oldest = Super::decommitDirty(platform::Decommit::Lazy, now - (now < delay() ? now : delay()));
     due_ = oldest == kNever ? kNever : oldest + delay();
   }
 

@@ -24,6 +24,7 @@
 #include <cstring>
 
 #include "strata/detail/align.hpp"
+#include "strata/platform/memory.hpp"
 #include "strata/platform/page.hpp"
 #include "strata/strata_heap/accounted_segments.hpp"
 #include "strata/strata_heap/huge_chunk_cache.hpp"
@@ -43,7 +44,7 @@ concept ChunkedObjectHeap = requires(S& s, void* p, std::size_t n) {
   { s.chunkOf(p) } -> std::same_as<void*>;
   { s.allocChunk(n, n, n) } -> std::same_as<void*>;
   { s.freeChunk(p) } -> std::same_as<void>;
-  { s.decommit(p, n, Decommit::Now) } -> std::same_as<void>;
+  { s.decommit(p, n, platform::Decommit::Now) } -> std::same_as<void>;
   { S::zeroPages(p, n) } -> std::same_as<void>;
   { s.growChunk(p, n) } -> std::same_as<void*>;
   { s.shrinkChunk(p, n) } -> std::same_as<bool>;
@@ -309,7 +310,7 @@ class HugeObjectHeap : public Super {
       return true;
     }
     if (e.committed > 2 * need) {
-      Super::decommit(static_cast<std::byte*>(e.chunk) + need, e.committed - need, Decommit::Now);
+      Super::decommit(static_cast<std::byte*>(e.chunk) + need, e.committed - need, platform::Decommit::Now);
       e.committed = need;
     } else if (e.committed < need) {
       Super::commit(need - e.committed);

@@ -30,6 +30,7 @@
 
 #include "strata/detail/align.hpp"
 #include "strata/detail/spin_lock.hpp"
+#include "strata/platform/memory.hpp"
 #include "strata/strata_heap/accounted_segments.hpp"
 #include "strata/strata_heap/span_arena.hpp"
 
@@ -45,7 +46,7 @@ concept SpanChunkSource = requires(S& s, const S& cs, void* p, std::size_t n) {
   { s.allocChunk(n, n, n) } -> std::same_as<void*>;
   { s.freeChunk(p) } -> std::same_as<void>;
   { S::zeroPages(p, n) } -> std::same_as<void>;
-  { s.decommit(p, n, Decommit::Now) } -> std::same_as<void>;
+  { s.decommit(p, n, platform::Decommit::Now) } -> std::same_as<void>;
   s.commit(n);
   s.uncommit(n);
   s.addInUse(n);
@@ -356,7 +357,7 @@ class LargeSpanHeap : public Super {
       });
       if (longest == nullptr) return;
       bins_.remove(longest);
-      Super::decommit(Arena::pageAddress(longest), bytesOf(longest->len), Decommit::Now);
+      Super::decommit(Arena::pageAddress(longest), bytesOf(longest->len), platform::Decommit::Now);
       dirtyFree_ -= longest->len;
       longest->state = Arena::kClean;
       file(join(longest));

@@ -29,7 +29,7 @@
 // A region that empties goes back to Super (the last one is kept, except while shedding).
 // Free memory in the bins beyond an allowance is purged after the purge delay; tidy and
 // purgeAll (thread exit, trim, sweeps of orphans) take pending blocks in and release empty
-// regions, and with Decommit::Now also empty the caches and decommit the whole pages of
+// regions, and with platform::Decommit::Now also empty the caches and decommit the whole pages of
 // free blocks and above each region's top.
 //
 // Aligned requests of medium classes are placed in a block with a free lead (startAt), so
@@ -46,8 +46,6 @@
 #include "strata/strata_heap/tier_regions.hpp"
 
 namespace strata {
-
-using platform::Decommit;
 
 template <SizeClasses Classes, class Super, std::size_t From, std::size_t To, std::size_t RegionSlots>
 class MediumTier : public Super {
@@ -163,11 +161,11 @@ class MediumTier : public Super {
     return aligned;
   }
 
-  void tidy(Decommit how = Decommit::Now) noexcept {
+  void tidy(platform::Decommit how = platform::Decommit::Now) noexcept {
     shrink(how);
     Super::tidy(how);
   }
-  void purgeAll(Decommit how) noexcept {
+  void purgeAll(platform::Decommit how) noexcept {
     shrink(how);
     Super::purgeAll(how);
   }
@@ -339,13 +337,13 @@ class MediumTier : public Super {
   }
 
   void purgeTier() noexcept {
-    decommitFree(Decommit::Lazy);
+    decommitFree(platform::Decommit::Lazy);
     tierDue_ = kNever;
   }
 
   // Decommits the whole pages of free blocks and above each region's top, and takes them
   // off the books.
-  void decommitFree(Decommit how) noexcept {
+  void decommitFree(platform::Decommit how) noexcept {
     std::size_t dropped = bins_.purgeFree(kPurgeMin, how);
     for (Page* p = regions_.first(); p != nullptr; p = List::next(p)) dropped += Regions::purgeTop(regionOf(p), how);
     Super::source().uncommit(dropped);
@@ -399,12 +397,12 @@ class MediumTier : public Super {
   // warm for the thread that adopts the heap. Now (trim, an orphan's sweep): everything goes
   // back to the regions, empty regions to Super, and the whole pages of free blocks and
   // above each top are decommitted.
-  void shrink(Decommit how) noexcept {
+  void shrink(platform::Decommit how) noexcept {
     takeInPending();
-    if (how == Decommit::Now) flushCaches();
-    dropEmpty(how != Decommit::Now);
+    if (how == platform::Decommit::Now) flushCaches();
+    dropEmpty(how != platform::Decommit::Now);
     settle();
-    if (how == Decommit::Now) decommitFree(how);
+    if (how == platform::Decommit::Now) decommitFree(how);
   }
 
   Regions bins_;

@@ -28,6 +28,7 @@
 
 #include "strata/building/size_class_page.hpp"
 #include "strata/concepts.hpp"
+#include "strata/platform/memory.hpp"
 #include "strata/strata_heap/accounted_segments.hpp"
 
 namespace strata {
@@ -57,7 +58,7 @@ concept PageSource =
   { cs.overAllowance() } -> std::same_as<bool>;
   { s.source().nowMs() } -> std::same_as<std::uint64_t>;
   { s.source().tunables().purgeDelayMs } -> std::convertible_to<std::uint64_t>;
-  s.purgeAll(Decommit::Now);
+  s.purgeAll(platform::Decommit::Now);
   { s.source().addInUse(n) } -> std::same_as<void>;
   { S::SlotSize } -> std::convertible_to<std::size_t>;
   { S::Slots } -> std::convertible_to<std::size_t>;
@@ -170,7 +171,7 @@ class PageQueues : public Super {
   // trim, the resident size drops at once) or leaves it to the purge policy (Lazy: thread
   // exit; the thread that adopts the heap next reuses it warm, with no page faults and no
   // system calls, and an orphan nobody adopts goes back at the next sweep).
-  void tidy(Decommit how = Decommit::Now) noexcept {
+  void tidy(platform::Decommit how = platform::Decommit::Now) noexcept {
     drainReclaim();
     for (unsigned c = 0; c < AllClasses; ++c) {
       for (Page* page = queue_[c].first; page != nullptr;) {
@@ -180,8 +181,8 @@ class PageQueues : public Super {
         page = following;
       }
     }
-    if (how == Decommit::Now) {
-      Super::purgeAll(Decommit::Now);
+    if (how == platform::Decommit::Now) {
+      Super::purgeAll(platform::Decommit::Now);
     } else {
       Super::maybePurge();
     }

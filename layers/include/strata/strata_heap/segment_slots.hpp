@@ -23,6 +23,7 @@
 
 #include "strata/detail/align.hpp"
 #include "strata/detail/slot_masks.hpp"
+#include "strata/platform/memory.hpp"
 #include "strata/platform/page.hpp"
 #include "strata/strata_heap/accounted_segments.hpp"
 
@@ -33,7 +34,7 @@ template <class S>
 concept SlotSource = requires(S& s, void* p, std::size_t n, bool& warm) {
   { s.allocSegment(warm) } -> std::same_as<void*>;
   { s.cacheSegment(p, n) } -> std::same_as<void>;
-  { s.decommit(p, n, Decommit::Lazy) } -> std::same_as<void>;
+  { s.decommit(p, n, platform::Decommit::Lazy) } -> std::same_as<void>;
   { s.commit(n) } -> std::same_as<void>;
   { s.cacheDue() } -> std::same_as<std::uint64_t>;
   { S::SegmentSize } -> std::convertible_to<std::size_t>;
@@ -175,7 +176,7 @@ class SegmentSlots {
 
   // Brings the committed free slots down to at most `keep`: empty segments go to the cache,
   // then segments' dirty slots are decommitted, one segment at a time.
-  void decommitDown(std::size_t keep, Decommit how) noexcept {
+  void decommitDown(std::size_t keep, platform::Decommit how) noexcept {
     for (Segment* seg = byRun_[Slots]; seg != nullptr && dirty_ > keep;) {
       Segment* next = seg->next;
       giveAway(seg);
@@ -189,7 +190,7 @@ class SegmentSlots {
 
   // Decommits the dirty slots of every segment released into at or before `cutoff` (ms;
   // ~0 for all), empty ones go to the cache; returns the oldest dirtyAt left (~0: none).
-  std::uint64_t decommitDirty(Decommit how, std::uint64_t cutoff) noexcept {
+  std::uint64_t decommitDirty(platform::Decommit how, std::uint64_t cutoff) noexcept {
     std::uint64_t oldestLeft = ~std::uint64_t{0};
     for (Segment* seg = byRun_[Slots]; seg != nullptr;) {
       Segment* next = seg->next;
@@ -242,7 +243,7 @@ class SegmentSlots {
     return clean;
   }
 
-  void decommitSegment(Segment* seg, Decommit how) noexcept {
+  void decommitSegment(Segment* seg, platform::Decommit how) noexcept {
     std::uint64_t d = seg->dirtySlots;
     while (d != 0) {
       const auto i = static_cast<unsigned>(std::countr_zero(d));
@@ -254,7 +255,7 @@ class SegmentSlots {
       if (i == 0) source_->uncommit(HeaderBytes);
       d &= ~detail::spanMask(i, n);
     }
-    if (how == Decommit::Now) seg->zeroSlots |= seg->dirtySlots;
+    if (how == platform::Decommit::Now) seg->zeroSlots |= seg->dirtySlots;
     dirty_ -= static_cast<std::size_t>(std::popcount(seg->dirtySlots));
     seg->dirtySlots = 0;
   }

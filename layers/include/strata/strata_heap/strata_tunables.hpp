@@ -7,11 +7,11 @@
 // allocators by environment (MALLOC_CONF, MIMALLOC_*, GLIBC_TUNABLES) without rebuilding.
 // The size classes stay a template parameter: they are constants on the malloc fast path.
 #pragma once
-#include <unistd.h>
-
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
+
+#include "strata/platform/output.hpp"
+#include "strata/platform/process.hpp"
 
 namespace strata {
 
@@ -43,7 +43,7 @@ inline void tunableWarning(const char* name, const char* value, const char* rang
   for (const char* s : parts) {
     std::size_t n = 0;
     while (s[n] != '\0') ++n;
-    if (::write(2, s, n) < 0) return;
+    if (!platform::writeStderr(s, n)) return;
   }
 }
 
@@ -78,7 +78,7 @@ inline bool parseTunable(const char* s, std::uint64_t max, bool sizeSuffix, std:
 template <class T>
 void readTunable(const char* name, T& field, std::uint64_t min, std::uint64_t max, bool size,
                  const char* range) noexcept {
-  const char* s = std::getenv(name);
+  const char* s = platform::environmentValue(name);
   if (s == nullptr) return;
   std::uint64_t v = 0;
   if (parseTunable(s, max, size, v) && v >= min) {

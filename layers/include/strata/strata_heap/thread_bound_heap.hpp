@@ -37,8 +37,6 @@
 
 namespace strata {
 
-using platform::Decommit;
-
 // What ThreadBoundHeap needs of a per-thread heap built over Source: the page store's calls
 // and the segment lookups.
 template <class L, class Source>
@@ -52,7 +50,7 @@ concept ThreadLocalHeap = std::constructible_from<L, Source&> &&
   { L::usableFrom(page, p) } -> std::same_as<std::size_t>;
   l.freeLocalSlow(page);
   L::freeRemote(&l, page, p);
-  l.tidy(Decommit::Now);
+  l.tidy(platform::Decommit::Now);
   l.purgeIfDue(t);
   { L::segmentOf(p) } -> std::same_as<typename L::Segment*>;
   { L::MaxSize } -> std::convertible_to<std::size_t>;
@@ -297,11 +295,11 @@ class ThreadBoundHeap : public Super {
   // free memory stays for the next thread to adopt it (or goes by the purge policy).
   void orphan(Bound* h) noexcept {
     if (h == nullptr) return;
-    tidy(h, Decommit::Lazy);
+    tidy(h, platform::Decommit::Lazy);
     pool_.orphan(h);
   }
 
-  void tidy(Bound* h, Decommit how = Decommit::Now) noexcept {
+  void tidy(Bound* h, platform::Decommit how = platform::Decommit::Now) noexcept {
     if (h == nullptr) return;
     h->lock.lock();
     h->tidy(how);
@@ -395,7 +393,7 @@ class ThreadBoundHeap : public Super {
       return;
     for (Bound* h = pool_.first(); h != nullptr; h = h->nextAll) {
       if (!h->lock.try_lock()) continue;
-      if (h->orphaned) h->purgeAll(Decommit::Now);
+      if (h->orphaned) h->purgeAll(platform::Decommit::Now);
       else h->purgeIfDue(now);
       h->lock.unlock();
     }

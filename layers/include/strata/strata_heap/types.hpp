@@ -59,7 +59,7 @@
 // heap's allowance (StrataTunables::dirtySlots plus 1/8 of the used slots); beyond it an
 // empty segment goes to SegmentCache and the rest is decommitted lazily
 // (platform::Decommit::Lazy) once purgeDelayMs has passed, or all at once beyond
-// maxDelayedBytes; trim and thread exit decommit with Decommit::Now.
+// maxDelayedBytes; trim and thread exit decommit with platform::Decommit::Now.
 //
 // Tunables: StrataTunables (strata_tunables.hpp), read on slow paths only; its defaults and
 // the STRATA_* variables are listed there once. The constants below are template arguments

@@ -23,8 +23,6 @@
 // invalid free, or goes unnoticed if the parent has handed the same block out again. Not
 // thread-safe (put a LockedHeap above it). Every operation costs O(n) in the object size.
 #pragma once
-#include <unistd.h>
-
 #include <array>
 #include <cerrno>
 #include <cstddef>
@@ -34,6 +32,7 @@
 
 #include "strata/concepts.hpp"
 #include "strata/detail/align.hpp"
+#include "strata/platform/output.hpp"
 
 namespace strata {
 
@@ -64,15 +63,15 @@ struct DebugReport {
 // Called for every finding. `context` is the pointer given with the handler.
 using DebugReportHandler = void (*)(const DebugReport& report, void* context);
 
-// The default handler: the message as one line on standard error, written with write(2)
-// so that reporting never allocates (DebugHeap may be the process's malloc).
+// The default handler: the message as one line on standard error, written from a stack
+// buffer so that reporting never allocates (DebugHeap may be the process's malloc).
 inline void writeDebugReportToStderr(const DebugReport& report, void*) noexcept {
   char line[320];
   const int len = std::snprintf(line, sizeof line, "%s\n", report.message);
   if (len <= 0) return;
   std::size_t n = static_cast<std::size_t>(len);
   if (n >= sizeof line) n = sizeof line - 1;
-  [[maybe_unused]] const ssize_t written = ::write(STDERR_FILENO, line, n);
+  platform::writeStderr(line, n);
 }
 
 // QuarantineObjects: how many freed objects wait (filled with 0xDD) before going back to the

@@ -16,8 +16,6 @@
 // trace (ok() turns false) but never the program. Fast path: about 40 bytes of formatting per
 // event and, every BufferBytes / 40 events, one write. Not thread-safe.
 #pragma once
-#include <unistd.h>
-
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
@@ -25,6 +23,7 @@
 #include <cstring>
 
 #include "strata/concepts.hpp"
+#include "strata/platform/output.hpp"
 
 namespace strata {
 
@@ -125,15 +124,7 @@ class TraceHeap : public Super {
     put(digits + i, sizeof digits - i);
   }
 
-  bool writeFd() noexcept {
-    for (std::size_t done = 0; done < used_;) {
-      const ssize_t n = ::write(fd_, buffer_ + done, used_ - done);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return false;
-      done += static_cast<std::size_t>(n);
-    }
-    return true;
-  }
+  bool writeFd() noexcept { return platform::writeAll(fd_, buffer_, used_); }
   bool writeFile() noexcept {
     return std::fwrite(buffer_, 1, used_, file_) == used_ && std::fflush(file_) == 0;
   }
