@@ -1,8 +1,7 @@
 // Formatting helpers shared by compare's report files (compare_report.cpp and
 // compare_command_report.cpp) and `strata stats`'s table: printf into a string, figures with as many decimals as they
-// need, padding, and JSON numbers and arrays.
+// need, padding.
 #pragma once
-#include "support/json.hpp"
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -41,29 +40,6 @@ inline std::string grouped(std::uint64_t v) {
     out += digits[i];
   }
   return out;
-}
-
-// A JSON number; null for NaN and infinities, which JSON cannot carry.
-inline std::string jsonNumber(double v) { return support::jsonNumber(v, 9); }
-
-// A log2 histogram as a JSON array of counts.
-inline std::string jsonCounts(const tracetools::Log2Histogram& h) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < h.counts.size(); ++i) {
-    if (i != 0) s += ",";
-    s += std::to_string(h.counts[i]);
-  }
-  return s + "]";
-}
-
-// A list of seconds as a JSON array.
-inline std::string jsonSeconds(const std::vector<double>& v) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    if (i != 0) s += ",";
-    s += jsonNumber(v[i]);
-  }
-  return s + "]";
 }
 
 // Pads `s` to `width` on the left (right-aligned) or the right (left-aligned).
