@@ -161,7 +161,7 @@ int runReplayCommand(std::span<char* const> args) {
   const replay::ReplayResult r = replay::runReplay(opt, resolved);
   if (r.status == replay::ReplayStatus::Unavailable)
     throw support::Error("allocator '" + spec.label + "' is not available: " + r.detail);
-  if (json) std::printf("%s\n", replay::toJson(r).c_str());
+  if (json) std::fputs(replay::toJson(r).c_str(), stdout);
   else printResult(file, r);
   if (r.status == replay::ReplayStatus::Ok || r.status == replay::ReplayStatus::HeapLimit) return 0;
   throw support::Error(std::string(replay::statusName(r.status)) + " on " + spec.label + ": " + r.detail);

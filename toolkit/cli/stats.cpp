@@ -21,7 +21,7 @@
 #include "cli/command.hpp"
 #include "support/error.hpp"
 #include "compare/compare_format.hpp"
-#include "support/json.hpp"
+#include "support/json_writer.hpp"
 #include "support/options.hpp"
 #include "report/report_writer.hpp"
 #include "tracetools/site_report.hpp"
@@ -56,7 +56,7 @@ constexpr std::string_view kNotes =
     "           line)\n"
     "\n"
     "With --sites, the result folder DIR gets (docs/toolkit/json.md; stderr says where):\n"
-    "  stats.json   the statistics as --json prints them, with \"format\": \"strata-stats-1\",\n"
+    "  stats.json   the statistics as --json prints them, with the format strata-stats-1,\n"
     "               the trace's path and \"sites_file\"\n"
     "  sites.json   the sites document (strata-sites-1): the top 500 sites by each of bytes,\n"
     "               allocations, bytes live at the peak, bytes never freed, temporary\n"
@@ -207,9 +207,12 @@ void writeResultFolder(const std::string& dir, const std::string& trace,
   if (ec) throw support::Error("cannot create the result folder " + dir + ": " + ec.message());
   const fs::path statsFile = fs::path(dir) / "stats.json", sitesFile = fs::path(dir) / "sites.json";
   tt::writeSitesDocument(sitesFile, trace, stats, sites);
-  // toJson gives "{...}": the format, the trace and the file it names go first.
-  support::writeFileAtomically(statsFile.string(), "{\"format\": \"strata-stats-1\", \"trace\": " + support::jsonString(trace) +
-                           ", \"sites_file\": \"sites.json\", " + tt::toJson(stats).substr(1) + "\n");
+  // The format, the trace and the file it names go first, then the statistics.
+  support::JsonWriter w;
+  w.object().field("format", "strata-stats-1").field("trace", trace);
+  w.field("sites_file", "sites.json");
+  tt::writeStatsJson(w, stats);
+  support::writeFileAtomically(statsFile.string(), w.end().text());
   std::fprintf(stderr, "strata stats: wrote %s and %s\n", statsFile.c_str(), sitesFile.c_str());
   const fs::path page = report::writeReport(dir);
   std::fprintf(stderr, "strata stats: wrote %s\n", page.c_str());
@@ -238,12 +241,11 @@ int runStats(std::span<char* const> args) {
     static constexpr tt::SiteOrder kOrders[] = {tt::SiteOrder::Bytes, tt::SiteOrder::PeakLive,
                                                 tt::SiteOrder::Allocations};
     if (json) {
-      std::printf("{\"trace\": %s, \"total_bytes\": %llu, \"peak_live_bytes\": %llu, "
-                  "\"sites\": %s}\n",
-                  support::jsonString(path).c_str(),
-                  static_cast<unsigned long long>(stats.totalBytes),
-                  static_cast<unsigned long long>(stats.peakLiveBytes),
-                  tt::formatSiteReportJson(siteStats, top, kOrders).c_str());
+      support::JsonWriter w;
+      w.object().field("trace", path).field("total_bytes", stats.totalBytes);
+      w.field("peak_live_bytes", stats.peakLiveBytes).object("sites");
+      tt::writeSiteReportJson(w, siteStats, top, kOrders);
+      std::fputs(w.end().end().text().c_str(), stdout);
     } else {
       std::printf("trace %s: %s allocated, peak live %s\n\n", path.c_str(),
                   bytes(stats.totalBytes).c_str(), bytes(stats.peakLiveBytes).c_str());
@@ -253,7 +255,7 @@ int runStats(std::span<char* const> args) {
     writeResultFolder(o.out.empty() ? "strata-stats" : o.out, named, stats, siteStats);
     return 0;
   }
-  if (json) std::printf("%s\n", tt::toJson(stats).c_str());
+  if (json) std::fputs(tt::toJson(stats).c_str(), stdout);
   else printTable(path, stats);
   return 0;
 }

@@ -2,8 +2,10 @@
 // verdict over the processes, the live runs beside the replay's figures, and the agreement.
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "compare/compare_format.hpp"
+#include "compare/compare_json.hpp"
 #include "compare/compare_report.hpp"
 
 namespace strata::compare {
@@ -20,72 +22,82 @@ std::string signedMiB(double bytes) { return format("%+.1f", bytes / kMiB); }
 
 }  // namespace
 
-// The command's JSON object: the processes compared and skipped, the combined verdict, the
-// live runs and the agreement.
-std::string commandJson(const CommandReport& c, const std::vector<TraceReport>& traces) {
-  std::string j = "{\"command_line\": " + jsonString(c.commandLine) + ",\n    \"processes\": [";
-  for (std::size_t i = 0; i < traces.size(); ++i)
-    j += (i == 0 ? "" : ", ") + std::string("{\"trace\": ") + jsonString(traces[i].name) +
-         ", \"program\": " + jsonString(traces[i].program) +
-         ", \"pid\": " + std::to_string(traces[i].pid) +
-         ", \"allocated_bytes\": " + std::to_string(traces[i].stats.totalBytes) + "}";
-  j += "],\n    \"skipped_processes\": [";
-  for (std::size_t i = 0; i < c.skippedProcesses.size(); ++i)
-    j += (i == 0 ? "" : ", ") + jsonString(c.skippedProcesses[i]);
-  j += "],\n    \"combined\": {\"fastest\": " + jsonString(c.fastest) +
-       ", \"smallest_heap\": " + jsonString(c.smallest) + ", \"allocators\": [";
-  for (std::size_t i = 0; i < c.combined.size(); ++i) {
-    const CombinedRow& r = c.combined[i];
-    j += (i == 0 ? "\n      " : ",\n      ") + std::string("{\"allocator\": ") +
-         jsonString(r.allocator) + ", \"finished\": " + (r.finished ? "true" : "false") +
-         ", \"time_ms\": " + (r.finished ? jsonNumber(r.seconds * 1000.0) : "null") +
-         ", \"peak_heap_bytes\": " + (r.finished ? std::to_string(r.peakHeapBytes) : "null") +
-         ", \"library_resident_bytes\": " + std::to_string(r.libraryBytes) +
-         ", \"predicted_rss_bytes\": " +
-         (r.finished ? std::to_string(r.predictedRssBytes()) : "null") + "}";
+namespace {
+
+// "combined": the replay's verdict over the processes, a row per allocator.
+void writeCombined(support::JsonWriter& w, const CommandReport& c) {
+  w.object("combined").field("fastest", c.fastest).field("smallest_heap", c.smallest);
+  w.array("allocators");
+  for (const CombinedRow& r : c.combined) {
+    const auto ifFinished = [&r](auto v) { return r.finished ? std::optional(v) : std::nullopt; };
+    w.object().field("allocator", r.allocator).field("finished", r.finished);
+    w.field("time_ms", ifFinished(r.seconds * 1000.0));
+    w.field("peak_heap_bytes", ifFinished(r.peakHeapBytes));
+    w.field("library_resident_bytes", r.libraryBytes);
+    w.field("predicted_rss_bytes", ifFinished(r.predictedRssBytes())).end();
   }
-  j += "]},\n    \"live\": ";
+  w.end().end();
+}
+
+// "live": the live runs, a row per allocator, or null when there were none.
+void writeLive(support::JsonWriter& w, const CommandReport& c) {
   if (!c.haveLive) {
-    j += "null";
-  } else {
-    j += "{\"reference\": " + jsonString(c.live.reference) + ", \"results\": [";
-    for (std::size_t i = 0; i < c.live.rows.size(); ++i) {
-      const LiveRow& r = c.live.rows[i];
-      const bool ran = !r.wallRuns.empty();
-      j += (i == 0 ? "\n      " : ",\n      ") + std::string("{\"allocator\": ") +
-           jsonString(r.allocator) + ", \"status\": " + jsonString(liveStatusName(r.status)) +
-           ", \"detail\": " + jsonString(r.detail) + ", \"exit\": " + jsonString(r.exit) +
-           ", \"stdout_matches\": " + (ran ? (r.stdoutMatches ? "true" : "false") : "null") +
-           ",\n       \"time_ms\": " + (ran ? jsonNumber(r.wallSeconds * 1000.0) : "null") +
-           ", \"cpu_ms\": " + (ran ? jsonNumber(r.cpuSeconds * 1000.0) : "null") +
-           ", \"max_rss_bytes\": " + (ran ? std::to_string(r.maxRssBytes) : "null") +
-           ", \"wall_seconds_runs\": " + jsonSeconds(r.wallRuns) +
-           ", \"cpu_seconds_runs\": " + jsonSeconds(r.cpuRuns) + ", \"max_rss_bytes_runs\": [";
-      for (std::size_t k = 0; k < r.rssRuns.size(); ++k)
-        j += (k == 0 ? "" : ",") + std::to_string(r.rssRuns[k]);
-      j += "], \"stdout_file\": " + jsonString(r.stdoutFile);
-      if (!r.rssSeriesFile.empty()) j += ", \"rss_series_file\": " + jsonString(r.rssSeriesFile);
-      j += "}";
-    }
-    j += "]}";
+    w.null("live");
+    return;
   }
-  const Agreement& a = c.agreement;
-  j += ",\n    \"agreement\": ";
-  if (!a.computed) return j + "null}";
-  j += "{\"allocators\": " + std::to_string(a.allocators) +
-       ", \"heap_rank_correlation\": " + jsonNumber(a.heapRankCorrelation) +
-       ", \"time_rank_correlation\": " + jsonNumber(a.timeRankCorrelation) +
-       ", \"differences\": [";
-  for (std::size_t i = 0; i < a.differences.size(); ++i) {
-    const Agreement::Difference& d = a.differences[i];
-    j += (i == 0 ? "\n      " : ",\n      ") + std::string("{\"allocator\": ") +
-         jsonString(d.allocator) + ", \"predicted_rss_difference_bytes\": " +
-         jsonNumber(d.predictedHeapBytes) + ", \"live_rss_difference_bytes\": " +
-         jsonNumber(d.liveRssBytes) + ", \"disagrees\": " + (d.disagrees ? "true" : "false") + "}";
+  w.object("live").field("reference", c.live.reference).array("results");
+  for (const LiveRow& r : c.live.rows) {
+    const bool ran = !r.wallRuns.empty();
+    const auto ifRan = [ran](auto v) { return ran ? std::optional(v) : std::nullopt; };
+    w.object().field("allocator", r.allocator).field("status", liveStatusName(r.status));
+    w.field("detail", r.detail).field("exit", r.exit);
+    w.field("stdout_matches", ifRan(r.stdoutMatches));
+    w.field("time_ms", ifRan(r.wallSeconds * 1000.0)).field("cpu_ms", ifRan(r.cpuSeconds * 1000.0));
+    w.field("max_rss_bytes", ifRan(r.maxRssBytes));
+    w.array("wall_seconds_runs", r.wallRuns).array("cpu_seconds_runs", r.cpuRuns);
+    w.array("max_rss_bytes_runs", r.rssRuns).field("stdout_file", r.stdoutFile);
+    if (!r.rssSeriesFile.empty()) w.field("rss_series_file", r.rssSeriesFile);
+    w.end();
   }
-  j += "], \"notes\": [";
-  for (std::size_t i = 0; i < a.notes.size(); ++i) j += (i == 0 ? "" : ", ") + jsonString(a.notes[i]);
-  return j + "]}}";
+  w.end().end();
+}
+
+// "agreement": how far the replay's verdict agrees with the live runs', or null.
+void writeAgreement(support::JsonWriter& w, const Agreement& a) {
+  if (!a.computed) {
+    w.null("agreement");
+    return;
+  }
+  w.object("agreement").field("allocators", a.allocators);
+  w.field("heap_rank_correlation", a.heapRankCorrelation);
+  w.field("time_rank_correlation", a.timeRankCorrelation).array("differences");
+  for (const Agreement::Difference& d : a.differences) {
+    w.object().field("allocator", d.allocator);
+    w.field("predicted_rss_difference_bytes", d.predictedHeapBytes);
+    w.field("live_rss_difference_bytes", d.liveRssBytes).field("disagrees", d.disagrees).end();
+  }
+  w.end().array("notes", a.notes).end();
+}
+
+void writeCommandObject(support::JsonWriter& w, const CommandReport& c,
+                        const std::vector<TraceReport>& traces) {
+  w.field("command_line", c.commandLine).array("processes");
+  for (const TraceReport& t : traces)
+    w.object().field("trace", t.name).field("program", t.program).field("pid", t.pid)
+        .field("allocated_bytes", t.stats.totalBytes).end();
+  w.end().array("skipped_processes", c.skippedProcesses);
+  writeCombined(w, c);
+  writeLive(w, c);
+  writeAgreement(w, c.agreement);
+}
+
+}  // namespace
+
+void writeCommand(support::JsonWriter& w, const CommandReport& c,
+                  const std::vector<TraceReport>& traces) {
+  w.object("command");
+  writeCommandObject(w, c, traces);
+  w.end();
 }
 
 namespace {

@@ -1,11 +1,12 @@
 // The tables and the JSON of `strata compare` (see compare_report.hpp).
 #include "compare/compare_report.hpp"
 #include "compare/compare_format.hpp"
-#include "support/json.hpp"
+#include "compare/compare_json.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string_view>
 
 namespace strata::compare {
@@ -170,76 +171,59 @@ std::string formatTable(const TraceReport& trace) {
   return out;
 }
 
+namespace {
+
+// One allocator's median replay, its runs and its ratio.
+void writeRow(support::JsonWriter& w, const AllocatorRow& r) {
+  const replay::ReplayResult& m = r.median;
+  w.object().field("allocator", r.allocator).field("status", replayStatusText(m));
+  w.field("detail", m.detail).field("library", m.library);
+  w.field("time_ms", m.wallSeconds * 1000.0).field("cpu_ms", m.cpuSeconds * 1000.0);
+  w.field("allocator_ms", m.allocatorSeconds * 1000.0);
+  w.field("ratio_basis", replayTimesAllocator(m) ? "allocator" : "wall");
+  w.field("ratio", r.ratio > 0 ? std::optional(r.ratio) : std::nullopt);
+  w.array("wall_seconds_runs", r.wallRuns).array("cpu_seconds_runs", r.cpuRuns);
+  w.field("peak_heap_bytes", m.peakHeapBytes).field("peak_live_bytes", m.peakLiveBytes);
+  w.field("fragmentation_percent", m.fragmentationPercent);
+  w.field("events", m.events).field("objects", m.objects).field("threads", m.threads);
+  w.field("thread_mode", replay::threadModeName(m.threadMode));
+  w.field("threads_started", m.threadsStarted).field("startup_heap_bytes", m.startupHeapBytes);
+  w.field("failed_allocations", m.failedAllocations).field("series_file", r.seriesFile).end();
+}
+
+// One trace: where it is, its process, its statistics and a row per allocator.
+void writeTrace(support::JsonWriter& w, const TraceReport& tr) {
+  const tracetools::TraceStats& st = tr.stats;
+  w.object().field("name", tr.name).field("path", tr.path).field("description", tr.description);
+  w.field("stats_file", tr.statsFile);
+  if (!tr.sitesFile.empty()) w.field("sites_file", tr.sitesFile);
+  w.field("program", tr.program).field("pid", tr.pid).field("parent_pid", tr.parentPid);
+  w.object("stats").field("events", st.events).field("threads", st.threads);
+  w.field("total_objects", st.totalObjects).field("max_live_objects", st.maxLiveObjects);
+  w.field("total_bytes", st.totalBytes).field("peak_live_bytes", st.peakLiveBytes);
+  w.field("duration_ns", st.durationNs).array("sizes_log2", st.sizes.counts);
+  w.array("lifetime_bytes_log2", st.lifetimeBytes.counts);
+  w.array("lifetime_ns_log2", st.lifetimeNs.counts).end();
+  w.array("results");
+  for (const AllocatorRow& r : tr.rows) writeRow(w, r);
+  w.end().end();
+}
+
+}  // namespace
+
 std::string resultsJson(const CompareSettings& settings, const std::vector<TraceReport>& traces,
                         const CommandReport* command) {
-  std::string j = "{\n";
-  j += "  \"format\": \"strata-compare-1\",\n";
-  j += "  \"out_dir\": " + jsonString(settings.outDir) + ",\n";
-  j += "  \"source\": " + jsonString(settings.source) + ",\n";
-  j += "  \"runs\": " + std::to_string(settings.runs) + ",\n";
-  j += "  \"threads\": " + std::to_string(settings.threads) + ",\n";
-  j += "  \"heap_limit_bytes\": " + std::to_string(settings.heapLimit) + ",\n";
-  j += "  \"live\": " + std::string(settings.live ? "true" : "false") + ",\n";
-  if (settings.source == "workloads") {
-    j += "  \"size\": " + jsonNumber(settings.size) + ",\n";
-    j += "  \"seed\": " + std::to_string(settings.seed) + ",\n";
-  }
-  j += "  \"traces\": [";
-  for (std::size_t t = 0; t < traces.size(); ++t) {
-    const TraceReport& tr = traces[t];
-    const tracetools::TraceStats& st = tr.stats;
-    j += t == 0 ? "\n" : ",\n";
-    j += "    {\n";
-    j += "      \"name\": " + jsonString(tr.name) + ",\n";
-    j += "      \"path\": " + jsonString(tr.path) + ",\n";
-    j += "      \"description\": " + jsonString(tr.description) + ",\n";
-    j += "      \"stats_file\": " + jsonString(tr.statsFile) + ",\n";
-    if (!tr.sitesFile.empty()) j += "      \"sites_file\": " + jsonString(tr.sitesFile) + ",\n";
-    j += "      \"program\": " + jsonString(tr.program) + ", \"pid\": " + std::to_string(tr.pid) +
-         ", \"parent_pid\": " + std::to_string(tr.parentPid) + ",\n";
-    j += "      \"stats\": {\"events\": " + std::to_string(st.events) +
-         ", \"threads\": " + std::to_string(st.threads) +
-         ", \"total_objects\": " + std::to_string(st.totalObjects) +
-         ", \"max_live_objects\": " + std::to_string(st.maxLiveObjects) +
-         ", \"total_bytes\": " + std::to_string(st.totalBytes) +
-         ", \"peak_live_bytes\": " + std::to_string(st.peakLiveBytes) +
-         ", \"duration_ns\": " + std::to_string(st.durationNs) +
-         ",\n                \"sizes_log2\": " + jsonCounts(st.sizes) +
-         ",\n                \"lifetime_bytes_log2\": " + jsonCounts(st.lifetimeBytes) +
-         ",\n                \"lifetime_ns_log2\": " + jsonCounts(st.lifetimeNs) + "},\n";
-    j += "      \"results\": [";
-    for (std::size_t i = 0; i < tr.rows.size(); ++i) {
-      const AllocatorRow& r = tr.rows[i];
-      const replay::ReplayResult& m = r.median;
-      j += i == 0 ? "\n" : ",\n";
-      j += "        {\"allocator\": " + jsonString(r.allocator) +
-           ", \"status\": " + jsonString(replayStatusText(m)) + ", \"detail\": " + jsonString(m.detail) +
-           ", \"library\": " + jsonString(m.library) +
-           ",\n         \"time_ms\": " + jsonNumber(m.wallSeconds * 1000.0) +
-           ", \"cpu_ms\": " + jsonNumber(m.cpuSeconds * 1000.0) +
-           ", \"allocator_ms\": " + jsonNumber(m.allocatorSeconds * 1000.0) +
-           ", \"ratio_basis\": " + jsonString(replayTimesAllocator(m) ? "allocator" : "wall") +
-           ", \"ratio\": " + (r.ratio > 0 ? jsonNumber(r.ratio) : std::string("null")) +
-           ", \"wall_seconds_runs\": " + jsonSeconds(r.wallRuns) +
-           ", \"cpu_seconds_runs\": " + jsonSeconds(r.cpuRuns) +
-           ",\n         \"peak_heap_bytes\": " + std::to_string(m.peakHeapBytes) +
-           ", \"peak_live_bytes\": " + std::to_string(m.peakLiveBytes) +
-           ", \"fragmentation_percent\": " + jsonNumber(m.fragmentationPercent) +
-           ", \"events\": " + std::to_string(m.events) +
-           ", \"objects\": " + std::to_string(m.objects) +
-           ", \"threads\": " + std::to_string(m.threads) +
-           ", \"thread_mode\": " + jsonString(replay::threadModeName(m.threadMode)) +
-           ", \"threads_started\": " + std::to_string(m.threadsStarted) +
-           ", \"startup_heap_bytes\": " + std::to_string(m.startupHeapBytes) +
-           ", \"failed_allocations\": " + std::to_string(m.failedAllocations) +
-           ",\n         \"series_file\": " + jsonString(r.seriesFile) + "}";
-    }
-    j += tr.rows.empty() ? "]\n" : "\n      ]\n";
-    j += "    }";
-  }
-  j += traces.empty() ? "]" : "\n  ]";
-  if (command != nullptr) j += ",\n  \"command\": " + commandJson(*command, traces);
-  return j + "\n}\n";
+  support::JsonWriter w(kJsonDigits);
+  w.object().field("format", "strata-compare-1").field("out_dir", settings.outDir);
+  w.field("source", settings.source).field("runs", settings.runs);
+  w.field("threads", settings.threads).field("heap_limit_bytes", settings.heapLimit);
+  w.field("live", settings.live);
+  if (settings.source == "workloads") w.field("size", settings.size).field("seed", settings.seed);
+  w.array("traces");
+  for (const TraceReport& tr : traces) writeTrace(w, tr);
+  w.end();
+  if (command != nullptr) writeCommand(w, *command, traces);
+  return w.end().text();
 }
 
 }  // namespace strata::compare

@@ -136,9 +136,6 @@ std::string formatTable(const TraceReport& trace);
 // one), the live runs beside the replay figures, and how far the two agree.
 std::string formatCommand(const CommandReport& command, const std::vector<TraceReport>& traces);
 
-// The command's part of results.json: one JSON object (the value of "command").
-std::string commandJson(const CommandReport& command, const std::vector<TraceReport>& traces);
-
 // Every result as one JSON document (results.json); `command` is null when no command or
 // process group was compared.
 std::string resultsJson(const CompareSettings& settings, const std::vector<TraceReport>& traces,

@@ -1,77 +1,62 @@
 // `strata drag`'s drag.json and the top sites it shares with the text report (drag_json.hpp).
 #include "drag/drag_json.hpp"
 
-#include <cmath>
-#include <cstdio>
+#include <optional>
 
-#include "support/json.hpp"
+#include "support/json_writer.hpp"
 #include "tracetools/site_report.hpp"
 
 namespace strata::drag {
 namespace {
 
-using support::jsonString;
+using support::JsonWriter;
 
-// A number as JSON: finite with full precision, else null (JSON has no infinity).
-std::string number(double v) { return support::jsonNumber(v); }
+// The figures that may be null: the drag when unbounded, the increase when the ideal peak is 0.
+std::optional<double> dragValue(const DragResult& r) {
+  return r.dragUnbounded ? std::nullopt : std::optional(r.drag);
+}
 
-std::string boolean(bool b) { return b ? "true" : "false"; }
-
-std::string dragValue(const DragResult& r) { return r.dragUnbounded ? "null" : number(r.drag); }
-
-std::string increaseValue(const DragResult& r) {
-  return r.peakIdeal == 0 ? "null" : number(r.increasePercent);
+std::optional<double> increaseValue(const DragResult& r) {
+  return r.peakIdeal == 0 ? std::nullopt : std::optional(r.increasePercent);
 }
 
 // One entry of "processes"; the figures null for a process not analysed.
-std::string processJson(const DragProcess& p, bool shown) {
+void writeProcess(JsonWriter& w, const DragProcess& p, bool shown) {
   const DragResult& r = p.result;
-  const auto figure = [&p](const std::string& v) { return p.analysed ? v : std::string("null"); };
-  return "{\"pid\": " + std::to_string(p.pid) + ", \"program\": " + jsonString(p.program) +
-         ", \"analysed\": " + boolean(p.analysed) + ", \"shown\": " + boolean(shown) +
-         ", \"drag\": " + figure(dragValue(r)) +
-         ", \"drag_unbounded\": " + boolean(p.analysed && r.dragUnbounded) +
-         ", \"peak_actual_bytes\": " + figure(std::to_string(r.peakActual)) +
-         ", \"peak_ideal_bytes\": " + figure(std::to_string(r.peakIdeal)) +
-         ", \"increase_percent\": " + figure(increaseValue(r)) + "}";
+  const auto figure = [&p](auto v) { return p.analysed ? std::optional(v) : std::nullopt; };
+  w.object().field("pid", p.pid).field("program", p.program).field("analysed", p.analysed);
+  w.field("shown", shown).field("drag", p.analysed ? dragValue(r) : std::nullopt);
+  w.field("drag_unbounded", p.analysed && r.dragUnbounded);
+  w.field("peak_actual_bytes", figure(r.peakActual)).field("peak_ideal_bytes", figure(r.peakIdeal));
+  w.field("increase_percent", p.analysed ? increaseValue(r) : std::nullopt).end();
 }
 
 // "shown": the reported process's figures in full.
-std::string shownJson(const DragProcess& p) {
+void writeShown(JsonWriter& w, const DragProcess& p) {
   const DragResult& r = p.result;
-  return "{\"pid\": " + std::to_string(p.pid) + ", \"program\": " + jsonString(p.program) +
-         ", \"drag\": " + dragValue(r) + ", \"drag_unbounded\": " + boolean(r.dragUnbounded) +
-         ", \"actual_area\": " + number(r.actualArea) + ", \"ideal_area\": " + number(r.idealArea) +
-         ", \"peak_actual_bytes\": " + std::to_string(r.peakActual) +
-         ", \"peak_ideal_bytes\": " + std::to_string(r.peakIdeal) +
-         ", \"increase_percent\": " + increaseValue(r) +
-         ", \"final_clock\": " + std::to_string(r.finalClock) +
-         ", \"objects\": " + std::to_string(r.objectCount) +
-         ", \"events\": " + std::to_string(r.events) +
-         ", \"uncovered_objects\": " + std::to_string(r.uncoveredObjects) +
-         ", \"uncovered_bytes\": " + std::to_string(r.uncoveredBytes) +
-         ", \"trace_complete\": " + boolean(r.traceComplete) +
-         ", \"last_use_complete\": " + boolean(r.lastUseComplete) + "}";
+  w.object("shown").field("pid", p.pid).field("program", p.program);
+  w.field("drag", dragValue(r)).field("drag_unbounded", r.dragUnbounded);
+  w.field("actual_area", r.actualArea).field("ideal_area", r.idealArea);
+  w.field("peak_actual_bytes", r.peakActual).field("peak_ideal_bytes", r.peakIdeal);
+  w.field("increase_percent", increaseValue(r)).field("final_clock", r.finalClock);
+  w.field("objects", r.objectCount).field("events", r.events);
+  w.field("uncovered_objects", r.uncoveredObjects).field("uncovered_bytes", r.uncoveredBytes);
+  w.field("trace_complete", r.traceComplete).field("last_use_complete", r.lastUseComplete).end();
 }
 
-std::string frameJson(const tracetools::SourceFrame& f) {
-  return "{\"function\": " + jsonString(f.function) + ", \"file\": " + jsonString(f.file) +
-         ", \"line\": " + std::to_string(f.line) + ", \"module\": " + jsonString(f.module) + "}";
-}
-
-std::string sitesJson(const DragResult& r, const SymbolizedSites& sites) {
-  std::string j = "[";
+void writeSites(JsonWriter& w, const DragResult& r, const SymbolizedSites& sites) {
+  w.array("sites");
   for (std::size_t i = 0; i < sites.sites.size(); ++i) {
     const SiteDrag& s = sites.sites[i];
-    j += std::string(i ? ", " : "") + "{\"site\": " + std::to_string(s.site) +
-         ", \"drag\": " + number(s.drag) + ", \"share_percent\": " + number(sharePercent(r, s)) +
-         ", \"bytes\": " + std::to_string(s.bytes) + ", \"objects\": " + std::to_string(s.objects) +
-         ", \"stack\": [";
-    for (std::size_t k = 0; k < sites.stacks[i].size(); ++k)
-      j += (k ? ", " : "") + frameJson(sites.stacks[i][k]);
-    j += "]}";
+    w.object().field("site", s.site).field("drag", s.drag);
+    w.field("share_percent", sharePercent(r, s)).field("bytes", s.bytes);
+    w.field("objects", s.objects).array("stack");
+    for (const tracetools::SourceFrame& f : sites.stacks[i])
+      w.object().field("function", f.function).field("file", f.file).field("line", f.line)
+          .field("module", f.module).end();
+    w.end().end();
   }
-  return j + "]";
+  w.end();
 }
 
 }  // namespace
@@ -108,18 +93,17 @@ double sharePercent(const DragResult& r, const SiteDrag& s) {
 
 std::string dragJson(const DragRunFacts& facts, const std::vector<DragProcess>& processes,
                      const DragProcess& shown, const SymbolizedSites& sites) {
-  std::string j = "{\"format\": \"strata-drag-1\", \"command\": " + jsonString(facts.command) +
-                  ", \"status\": " + jsonString(facts.status) +
-                  ", \"seconds\": " + number(facts.seconds) +
-                  ", \"succeeded\": " + boolean(facts.succeeded) + ", \"notes\": [";
-  const std::vector<std::string> notes = reportNotes(facts, shown);
-  for (std::size_t i = 0; i < notes.size(); ++i) j += (i ? ", " : "") + jsonString(notes[i]);
-  j += "], \"processes\": [";
-  for (std::size_t i = 0; i < processes.size(); ++i)
-    j += (i ? ", " : "") + processJson(processes[i], &processes[i] == &shown);
-  j += "], \"shown\": " + shownJson(shown) + ", \"curves_file\": \"curves.csv\", \"sites\": " +
-       sitesJson(shown.result, sites);
-  return j + "}\n";
+  JsonWriter w;  // doubles with full precision
+  w.object().field("format", "strata-drag-1").field("command", facts.command);
+  w.field("status", facts.status).field("seconds", facts.seconds);
+  w.field("succeeded", facts.succeeded).array("notes", reportNotes(facts, shown));
+  w.array("processes");
+  for (const DragProcess& p : processes) writeProcess(w, p, &p == &shown);
+  w.end();
+  writeShown(w, shown);
+  w.field("curves_file", "curves.csv");
+  writeSites(w, shown.result, sites);
+  return w.end().text();
 }
 
 }  // namespace strata::drag

@@ -11,13 +11,11 @@
 #include <iterator>
 #include <sstream>
 
-#include "support/json.hpp"
+#include "support/json_writer.hpp"
 #include "replay/result_file.hpp"
 
 namespace strata::replay {
 namespace {
-
-using support::jsonString;
 
 // Formats a double for JSON, the result file and the series: 10 significant digits (ns for
 // times under 10 s), finite only.
@@ -209,21 +207,17 @@ std::string threadModeText(const ReplayResult& r) {
 }
 
 std::string toJson(const ReplayResult& r) {
-  std::string s = "{";
-  auto field = [&](const char* k, const std::string& v, bool last = false) {
-    s += "\"";
-    s += k;
-    s += "\": ";
-    s += v;
-    if (!last) s += ", ";
-  };
-  field("allocator", jsonString(r.allocator));
-  field("library", jsonString(r.library));
-  field("status", jsonString(statusName(r.status)));
-  field("detail", jsonString(r.detail));
-  field("thread_mode", jsonString(threadModeName(r.threadMode)));
-  for (const Figure& f : kFigures) field(f.key, figureText(r, f), &f == std::end(kFigures) - 1);
-  return s + "}";
+  support::JsonWriter w;
+  w.object().field("allocator", r.allocator).field("library", r.library);
+  w.field("status", statusName(r.status)).field("detail", r.detail);
+  w.field("thread_mode", threadModeName(r.threadMode));
+  for (const Figure& f : kFigures) {
+    if (f.count != nullptr) w.field(f.key, r.*f.count);
+    // 10 significant digits as number() writes them, and 0 for what is not finite.
+    else if (f.real != nullptr) w.field(f.key, std::isfinite(r.*f.real) ? r.*f.real : 0.0, 10);
+    else w.field(f.key, r.status == ReplayStatus::HeapLimit);
+  }
+  return w.end().text();
 }
 
 }  // namespace strata::replay

@@ -1,7 +1,7 @@
 // Reading JSON: the toolkit's result documents (results.json, tune.json, ...) parsed back, for
 // `strata report` and `strata diff`. A small DOM: objects keep their keys in order, numbers
 // keep their text (so a byte count written as an integer is read back exactly and written out
-// unchanged). Writing JSON is json.hpp's.
+// unchanged). Writing JSON is json_writer.hpp's.
 #pragma once
 #include <cstdint>
 #include <map>

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "support/json_writer.hpp"
 #include "tracetools/site_stats.hpp"
 #include "tracetools/symbolize.hpp"
 
@@ -34,6 +35,9 @@ std::string formatSiteReport(const SiteStats& sites, std::size_t top,
 // frames innermost first, at most kShownFrames; empty strings and line 0 where unknown.
 std::string formatSiteReportJson(const SiteStats& sites, std::size_t top,
                                  std::span<const SiteOrder> orders);
+// The same object's members ("tables", "notes") written into the object open in `w`.
+void writeSiteReportJson(support::JsonWriter& w, const SiteStats& sites, std::size_t top,
+                         std::span<const SiteOrder> orders);
 
 // What both forms of the report show: per order its top sites (the largest figure first,
 // ties: the lower id; sites whose figure is 0 left out), and the shown frames of every site

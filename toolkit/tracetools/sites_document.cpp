@@ -1,6 +1,6 @@
 // The sites document (sites_document.hpp): the listed sites chosen by their figures, the rest
 // summed into "other", the listed stacks symbolized in one Symbolizer call and their frames
-// deduplicated, then everything written as JSON.
+// deduplicated, then everything written as JSON (support::JsonWriter).
 #include "support/files.hpp"
 #include "tracetools/sites_document.hpp"
 
@@ -8,20 +8,17 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <map>
 #include <tuple>
 
 #include "support/error.hpp"
-#include "support/json.hpp"
+#include "support/json_writer.hpp"
 #include "tracetools/symbolize.hpp"
 
 namespace strata::tracetools {
 namespace {
-
-using support::jsonString;
 
 // The figures a site can be listed for.
 constexpr std::uint64_t SiteFigures::*kRanked[] = {
@@ -45,38 +42,13 @@ std::vector<std::uint64_t> topBy(const SiteStats& s, std::uint64_t SiteFigures::
   return ids;
 }
 
-void appendUint(std::string& out, std::uint64_t v) {
-  char buf[24];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, r.ptr);
-}
-
-// `"name": [v, ...]`.
-void appendArray(std::string& out, const char* name, std::span<const std::uint64_t> values) {
-  out += '"';
-  out += name;
-  out += "\": [";
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    if (i != 0) out += ", ";
-    appendUint(out, values[i]);
-  }
-  out += ']';
-}
-
-// The figures of a site (or of "other") as `"allocations": N, ...`.
-void appendFigures(std::string& out, const SiteFigures& f) {
-  const std::pair<const char*, std::uint64_t> fields[] = {
-      {"allocations", f.allocations},           {"bytes", f.bytes},
-      {"peak_live_bytes", f.peakLiveBytes},      {"peak_live_objects", f.peakLiveObjects},
-      {"never_freed_bytes", f.neverFreedBytes},  {"never_freed_objects", f.neverFreedObjects},
-      {"temporary_allocations", f.temporaryAllocations},
-      {"temporary_bytes", f.temporaryBytes},     {"max_live_bytes", f.maxLiveBytes}};
-  for (std::size_t i = 0; i < std::size(fields); ++i) {
-    out += i == 0 ? "\"" : ", \"";
-    out += fields[i].first;
-    out += "\": ";
-    appendUint(out, fields[i].second);
-  }
+// The figures of a site (or of "other") as members of the object open.
+void writeFigures(support::JsonWriter& w, const SiteFigures& f) {
+  w.field("allocations", f.allocations).field("bytes", f.bytes);
+  w.field("peak_live_bytes", f.peakLiveBytes).field("peak_live_objects", f.peakLiveObjects);
+  w.field("never_freed_bytes", f.neverFreedBytes).field("never_freed_objects", f.neverFreedObjects);
+  w.field("temporary_allocations", f.temporaryAllocations);
+  w.field("temporary_bytes", f.temporaryBytes).field("max_live_bytes", f.maxLiveBytes);
 }
 
 // The listed sites' stacks as indices into one list of distinct symbolized frames.
@@ -118,61 +90,33 @@ Stacks symbolizedStacks(const SiteStats& s, std::span<const std::uint64_t> liste
   return st;
 }
 
-void appendFrames(std::string& out, const std::vector<SourceFrame>& frames) {
-  out += "\"frames\": [";
-  for (std::size_t i = 0; i < frames.size(); ++i) {
-    const SourceFrame& f = frames[i];
-    out += i == 0 ? "\n  " : ",\n  ";
-    out += "{\"function\": " + jsonString(f.function) + ", \"file\": " + jsonString(f.file) +
-           ", \"line\": ";
-    appendUint(out, f.line);
-    out += ", \"module\": " + jsonString(f.module) + ", \"offset\": ";
-    appendUint(out, f.offset);
-    out += '}';
-  }
-  out += "]";
+void writeFrames(support::JsonWriter& w, const std::vector<SourceFrame>& frames) {
+  w.array("frames");
+  for (const SourceFrame& f : frames)
+    w.object().field("function", f.function).field("file", f.file).field("line", f.line)
+        .field("module", f.module).field("offset", f.offset).end();
+  w.end();
 }
 
-void appendSites(std::string& out, const SiteStats& s, std::span<const std::uint64_t> listed,
-                 const Stacks& stacks) {
-  out += "\"sites\": [";
+void writeSites(support::JsonWriter& w, const SiteStats& s, std::span<const std::uint64_t> listed,
+                const Stacks& stacks) {
+  w.array("sites");
   for (std::size_t i = 0; i < listed.size(); ++i) {
-    out += i == 0 ? "\n  {\"id\": " : ",\n  {\"id\": ";
-    appendUint(out, listed[i]);
-    out += ", \"stack\": [";
-    for (std::size_t k = 0; k < stacks.of[i].size(); ++k) {
-      if (k != 0) out += ", ";
-      appendUint(out, stacks.of[i][k]);
-    }
-    out += "], ";
-    appendFigures(out, s.bySite[listed[i]]);
-    out += '}';
+    w.object().field("id", listed[i]).array("stack", stacks.of[i]);
+    writeFigures(w, s.bySite[listed[i]]);
+    w.end();
   }
-  out += "]";
+  w.end();
 }
 
-void appendTimeline(std::string& out, const SiteStats& s, std::span<const std::uint64_t> listed,
-                    const OtherSites& other) {
-  out += "\"timeline\": {";
-  appendArray(out, "events", s.timeline.events);
-  out += ", ";
-  appendArray(out, "ns", s.timeline.ns);
-  out += ", \"live_bytes\": [";
-  for (std::size_t i = 0; i < listed.size(); ++i) {
-    out += i == 0 ? "\n  [" : ",\n  [";
-    const auto row = s.timeline.site(listed[i]);
-    for (std::size_t j = 0; j < row.size(); ++j) {
-      if (j != 0) out += ", ";
-      appendUint(out, row[j]);
-    }
-    out += ']';
-  }
-  out += "]";
-  if (other.sites != 0) {
-    out += ",\n  ";
-    appendArray(out, "other_live_bytes", other.liveBytes);
-  }
-  out += "}";
+void writeTimeline(support::JsonWriter& w, const SiteStats& s,
+                   std::span<const std::uint64_t> listed, const OtherSites& other) {
+  w.object("timeline").array("events", s.timeline.events).array("ns", s.timeline.ns);
+  w.array("live_bytes");
+  for (const std::uint64_t id : listed) w.array(s.timeline.site(id));
+  w.end();
+  if (other.sites != 0) w.array("other_live_bytes", other.liveBytes);
+  w.end();
 }
 
 }  // namespace
@@ -237,40 +181,23 @@ std::string sitesDocument(const std::string& tracePath, const TraceStats& stats,
   const std::vector<std::uint64_t> listed = listedSites(sites, perFigure);
   const OtherSites other = otherSites(sites, listed);
   const Stacks stacks = symbolizedStacks(sites, listed);
-  std::string out = "{\"format\": \"strata-sites-1\", \"trace\": " + jsonString(tracePath);
-  const std::pair<const char*, std::uint64_t> head[] = {
-      {"events", stats.events},           {"duration_ns", stats.durationNs},
-      {"peak_event", sites.peakEvent},    {"peak_ns", sites.peakNs},
-      {"peak_live_bytes", stats.peakLiveBytes},
-      {"total_sites", allocatingSites(sites)}, {"listed_sites", listed.size()}};
-  for (const auto& [name, value] : head) {
-    out += std::string(", \"") + name + "\": ";
-    appendUint(out, value);
-  }
-  out += ",\n";
-  appendFrames(out, stacks.frames);
-  out += ",\n";
-  appendSites(out, sites, listed, stacks);
+  support::JsonWriter w;
+  w.object().field("format", "strata-sites-1").field("trace", tracePath);
+  w.field("events", stats.events).field("duration_ns", stats.durationNs);
+  w.field("peak_event", sites.peakEvent).field("peak_ns", sites.peakNs);
+  w.field("peak_live_bytes", stats.peakLiveBytes).field("total_sites", allocatingSites(sites));
+  w.field("listed_sites", listed.size());
+  writeFrames(w, stacks.frames);
+  writeSites(w, sites, listed, stacks);
   if (other.sites != 0) {
-    out += ",\n\"other\": {\"sites\": ";
-    appendUint(out, other.sites);
-    out += ", ";
-    appendFigures(out, other.figures);
-    out += '}';
+    w.object("other").field("sites", other.sites);
+    writeFigures(w, other.figures);
+    w.end();
   }
-  out += ",\n";
-  appendTimeline(out, sites, listed, other);
-  out += ",\n\"curve\": {";
-  appendArray(out, "events", sites.curve.events);
-  out += ", ";
-  appendArray(out, "ns", sites.curve.ns);
-  out += ", ";
-  appendArray(out, "live_bytes", sites.curve.liveBytes);
-  out += "},\n\"notes\": [";
-  for (std::size_t i = 0; i < stacks.notes.size(); ++i)
-    out += (i == 0 ? "" : ", ") + jsonString(stacks.notes[i]);
-  out += "]}\n";
-  return out;
+  writeTimeline(w, sites, listed, other);
+  w.object("curve").array("events", sites.curve.events).array("ns", sites.curve.ns);
+  w.array("live_bytes", sites.curve.liveBytes).end();
+  return w.array("notes", stacks.notes).end().text();
 }
 
 void writeSitesDocument(const std::filesystem::path& file, const std::string& tracePath,

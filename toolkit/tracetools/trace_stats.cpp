@@ -16,13 +16,10 @@
 #include <utility>
 
 #include "strata/trace/reader.hpp"
-#include "support/json.hpp"
 #include "tracetools/trace_error.hpp"
 
 namespace strata::tracetools {
 namespace {
-
-using support::jsonString;
 
 using trace::Event;
 using trace::kNoObject;
@@ -203,23 +200,9 @@ class Accumulator {
   std::uint64_t liveObjects_ = 0;
 };
 
-// Appends a JSON array of a histogram's counts.
-void appendCounts(std::string& out, const Log2Histogram& h) {
-  out += '[';
-  for (std::size_t i = 0; i < h.counts.size(); ++i) {
-    if (i != 0) out += ',';
-    out += std::to_string(h.counts[i]);
-  }
-  out += ']';
-}
-
-// A double as JSON (finite numbers only; the stats never hold anything else).
-std::string jsonNumber(double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.6g", std::isfinite(v) ? v : 0.0);
-  return buf;
-}
-
+// A double for the JSON, written with 6 significant digits: 0 for NaN and infinities (the
+// stats never hold them).
+double finite(double v) { return std::isfinite(v) ? v : 0.0; }
 
 // "1.02 us": a nanosecond count with three significant digits and an SI unit.
 std::string formatNs(double ns) {
@@ -290,57 +273,33 @@ TraceStats computeStats(const std::string& path, SiteStats* sites) {
   return stats;
 }
 
-std::string toJson(const TraceStats& s) {
-  std::string out = "{";
-  auto field = [&out](const char* name, const std::string& value) {
-    if (out.size() > 1) out += ',';
-    out += '"';
-    out += name;
-    out += "\":";
-    out += value;
-  };
-  auto u = [](std::uint64_t v) { return std::to_string(v); };
-  field("events", u(s.events));
-  field("threads", u(s.threads));
-  field("total_objects", u(s.totalObjects));
-  field("max_live_objects", u(s.maxLiveObjects));
-  field("average_object_size", jsonNumber(s.averageObjectSize));
-  field("total_bytes", u(s.totalBytes));
-  field("peak_live_bytes", u(s.peakLiveBytes));
-  field("total_over_peak", jsonNumber(s.totalOverPeak));
-  field("failed_allocations", u(s.failedAllocations));
-  field("never_freed", u(s.neverFreed));
-  field("bad_frees", u(s.badFrees));
-  field("reaps", u(s.reaps));
-  field("duration_ns", u(s.durationNs));
-  field("complete", s.complete ? "true" : "false");
-  field("format_version", u(s.formatVersion));
-  field("pid", u(s.pid));
-  field("parent_pid", u(s.parentPid));
-  field("program", jsonString(s.program));
-  field("touched_objects", u(s.touchedObjects));
-  field("touched_object_bytes", u(s.touchedObjectBytes));
-  field("touched_bytes", u(s.touchedBytes));
-  std::string ops = "{";
-  for (unsigned i = 0; i < trace::kOpCount; ++i) {
-    if (i != 0) ops += ',';
-    ops += '"';
-    ops += opName(static_cast<trace::Op>(i));
-    ops += "\":" + u(s.opCounts[i]);
-  }
-  field("ops", ops + "}");
+void writeStatsJson(support::JsonWriter& w, const TraceStats& s) {
+  w.field("events", s.events).field("threads", s.threads);
+  w.field("total_objects", s.totalObjects).field("max_live_objects", s.maxLiveObjects);
+  w.field("average_object_size", finite(s.averageObjectSize), 6);
+  w.field("total_bytes", s.totalBytes).field("peak_live_bytes", s.peakLiveBytes);
+  w.field("total_over_peak", finite(s.totalOverPeak), 6);
+  w.field("failed_allocations", s.failedAllocations).field("never_freed", s.neverFreed);
+  w.field("bad_frees", s.badFrees).field("reaps", s.reaps).field("duration_ns", s.durationNs);
+  w.field("complete", s.complete).field("format_version", s.formatVersion);
+  w.field("pid", s.pid).field("parent_pid", s.parentPid).field("program", s.program);
+  w.field("touched_objects", s.touchedObjects);
+  w.field("touched_object_bytes", s.touchedObjectBytes).field("touched_bytes", s.touchedBytes);
+  w.object("ops");
+  for (unsigned i = 0; i < trace::kOpCount; ++i)
+    w.field(opName(static_cast<trace::Op>(i)), s.opCounts[i]);
+  w.end();
   // Histograms: counts[i] is the number of values in [2^i, 2^(i+1)); bucket 0 also holds 0.
-  std::string h;
-  appendCounts(h, s.sizes);
-  field("size_histogram_log2", h);
-  h.clear();
-  appendCounts(h, s.lifetimeBytes);
-  field("lifetime_bytes_histogram_log2", h);
-  h.clear();
-  appendCounts(h, s.lifetimeNs);
-  field("lifetime_ns_histogram_log2", h);
-  out += '}';
-  return out;
+  w.array("size_histogram_log2", s.sizes.counts);
+  w.array("lifetime_bytes_histogram_log2", s.lifetimeBytes.counts);
+  w.array("lifetime_ns_histogram_log2", s.lifetimeNs.counts);
+}
+
+std::string toJson(const TraceStats& s) {
+  support::JsonWriter w;
+  w.object();
+  writeStatsJson(w, s);
+  return w.end().text();
 }
 
 }  // namespace strata::tracetools

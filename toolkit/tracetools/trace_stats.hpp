@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "support/json_writer.hpp"
 #include "tracetools/site_stats.hpp"
 #include "strata/trace/format.hpp"
 
@@ -71,5 +72,8 @@ TraceStats computeStats(const std::string& path, SiteStats* sites = nullptr);
 
 // The statistics as one JSON object (`strata stats --json`).
 std::string toJson(const TraceStats& stats);
+// The same object's members written into the object open in `w` (stats.json puts its own
+// first).
+void writeStatsJson(support::JsonWriter& w, const TraceStats& stats);
 
 }  // namespace strata::tracetools

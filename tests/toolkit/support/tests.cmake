@@ -1,6 +1,8 @@
 # The toolkit's shared helpers (toolkit/support), linked alone, without the command: options,
-# child processes and /proc (support_test.cpp), the JSON reader (json_value_test.cpp), and the
-# live runs' RSS sampler (rss_sampler_test.cpp).
+# child processes and /proc (support_test.cpp), the JSON reader (json_value_test.cpp), the
+# live runs' RSS sampler (rss_sampler_test.cpp), the JSON writer (json_writer_test), and the
+# rule that no other file writes JSON by hand (check_json_fragments.cmake, run on the checkout
+# and on hand_written/, which breaks it twice and must be named for both).
 strata_gtest(support_test ${CMAKE_CURRENT_LIST_DIR}/support_test.cpp)
 target_link_libraries(support_test PRIVATE strata_support)
 add_dependencies(support_test strata_exec)
@@ -23,3 +25,15 @@ target_compile_definitions(rss_sampler_test PRIVATE
 target_link_libraries(rss_sampler_test PRIVATE strata_support)
 add_dependencies(rss_sampler_test rss_program strata_exec)
 
+strata_gtest(json_writer_test ${CMAKE_CURRENT_LIST_DIR}/json_writer_test.cpp)
+target_link_libraries(json_writer_test PRIVATE strata_support)
+
+add_test(NAME toolkit.json_written_by_the_writer
+  COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
+          -P ${CMAKE_CURRENT_LIST_DIR}/check_json_fragments.cmake)
+add_test(NAME toolkit.json_check_catches_hand_written
+  COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${CMAKE_CURRENT_LIST_DIR}/hand_written
+          -P ${CMAKE_CURRENT_LIST_DIR}/check_json_fragments.cmake)
+# The output, not the exit status (1 here, as it should be), decides.
+set_tests_properties(toolkit.json_check_catches_hand_written PROPERTIES PASS_REGULAR_EXPRESSION
+  "keys.cpp:5: JSON written by hand.*keys.cpp:8: JSON written by hand.*[^0-9]2 lines write JSON")

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "common/flat_json.hpp"
 #include "json_check.hpp"
 #include "test_util.hpp"
 
@@ -95,7 +96,7 @@ TEST(StatsSites, JsonHasTheSameTablesAndFrames) {
   EXPECT_EQ(top["peak_live_bytes"], "3500");
   std::map<std::string, std::string> sites;
   ASSERT_TRUE(Json(top["sites"]).parseObject(sites)) << top["sites"];
-  const std::string& tables = sites["tables"];
+  const std::string tables = flatJson(sites["tables"]);
   // The three tables in order, the bytes table's sites largest first.
   const auto bytesAt = tables.find("\"order\": \"bytes\"");
   const auto peakAt = tables.find("\"order\": \"peak_live\"");
