@@ -27,7 +27,8 @@ constexpr std::string_view kAbout =
     "file://, and fetches nothing. The page is written under a temporary name and renamed, so\n"
     "an interrupted run leaves the old page or none.\n"
     "\n"
-    "A document written in another format version (format strata-compare-2, say) is refused:\n"
+    R"(A document written in another format version ("format": "strata-compare-2") is refused:)"
+    "\n"
     "draw it with the strata that wrote it. The JSON documents are described in\n"
     "docs/toolkit/json.md.\n"
     "\n";
