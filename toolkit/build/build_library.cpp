@@ -277,13 +277,11 @@ BuildResult buildLibrary(const BuildRequest& request) {
   // Built and probed under a plain name (LD_PRELOAD cannot carry a space or a ':').
   const std::string library = scratch.path() + "/libstrata-build.so";
   const std::string logPath = scratch.path() + "/compiler.log";
-  {
-    std::ofstream glue(gluePath, std::ios::binary);
-    glue << r.glue;
-    if (!glue.flush()) {
-      r.error = "cannot write " + gluePath;
-      return r;
-    }
+  try {
+    support::writeFileAtomically(gluePath, r.glue);
+  } catch (const support::Error& e) {
+    r.error = e.what();
+    return r;
   }
 
   r.command = compileCommand(request, r.includeDir, gluePath, library, output);

@@ -1,10 +1,11 @@
 // What `strata build` says about a result (build_library.hpp): what failed, the heap type a
 // header lacks, the spec to use the library with, the compiler's log kept beside the library.
 #include <filesystem>
-#include <fstream>
 #include <system_error>
 
 #include "build/build_library.hpp"
+#include "support/error.hpp"
+#include "support/files.hpp"
 
 namespace strata::build {
 
@@ -37,9 +38,12 @@ std::string keepBuildLog(const BuildRequest& request, const BuildResult& result)
     if (result.ok()) std::filesystem::remove(path, ec);
     return {};
   }
-  std::ofstream log(path, std::ios::binary);
-  log << result.fullLog;
-  return log.flush() ? path : std::string();
+  try {
+    support::writeFileAtomically(path, result.fullLog);
+  } catch (const support::Error&) {
+    return {};  // no log kept: the caller says so
+  }
+  return path;
 }
 
 }  // namespace strata::build

@@ -10,6 +10,7 @@
 
 #include "drag/drag_json.hpp"
 #include "support/error.hpp"
+#include "support/files.hpp"
 #include "support/process.hpp"
 #include "support/helpers.hpp"
 #include "support/python.hpp"
@@ -103,12 +104,13 @@ std::string reportText(const DragRunFacts& f, const std::vector<DragProcess>& pr
   return out;
 }
 
-bool writeCurves(const fs::path& path, const DragResult& r) {
-  std::ofstream out(path);
-  out << "allocated_bytes,live_bytes,ideal_live_bytes\n";
+// curves.csv: the live and ideal bytes against the bytes allocated so far.
+std::string curvesCsv(const DragResult& r) {
+  std::string csv = "allocated_bytes,live_bytes,ideal_live_bytes\n";
   for (const DragPoint& p : r.curve)
-    out << p.clock << ',' << p.actualBytes << ',' << p.idealBytes << '\n';
-  return static_cast<bool>(out.flush());
+    csv += std::to_string(p.clock) + ',' + std::to_string(p.actualBytes) + ',' +
+           std::to_string(p.idealBytes) + '\n';
+  return csv;
 }
 
 }  // namespace
@@ -137,12 +139,10 @@ DragReport writeDragReport(const DragRunFacts& facts, const std::vector<DragProc
   const DragResult& r = shown.result;
   const SymbolizedSites top = symbolizeTopSites(r, facts.top);
   const std::string text = reportText(facts, processes, shown, ideal, top);
-  std::ofstream report(facts.dir / "report.txt");
-  report << text;
-  std::ofstream json(facts.dir / "drag.json");
-  json << dragJson(facts, processes, shown, top);
-  if (!report.flush() || !json.flush() || !writeCurves(facts.dir / "curves.csv", r))
-    throw support::Error("cannot write to " + facts.dir.string());
+  support::writeFileAtomically((facts.dir / "report.txt").string(), text);
+  support::writeFileAtomically((facts.dir / "drag.json").string(),
+                               dragJson(facts, processes, shown, top));
+  support::writeFileAtomically((facts.dir / "curves.csv").string(), curvesCsv(r));
   // drag.png and drag.svg, with drag_plot.py.
   return {text, support::runPlotScript(support::HelperId::DragPlot, {facts.dir.string()})};
 }

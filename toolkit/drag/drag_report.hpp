@@ -44,8 +44,8 @@ struct DragReport {
 
 // Writes the report into DIR/report.txt: a line per analysed process when there are several,
 // then `shown`'s figures in full (it is one of `processes`); DIR/drag.json, DIR/curves.csv and
-// the plot of `shown`. Throws support::Error "cannot write to DIR" when a file cannot be
-// written (a missing plotter is told in the plot's outcome, not a failure).
+// the plot of `shown`. Throws support::Error "PATH: cannot write: REASON" when a file cannot
+// be written (a missing plotter is told in the plot's outcome, not a failure).
 DragReport writeDragReport(const DragRunFacts& facts, const std::vector<DragProcess>& processes,
                            const DragProcess& shown, const IdealTraceCounts& ideal);
 
