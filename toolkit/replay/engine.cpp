@@ -1,6 +1,6 @@
 // The replay engine (engine.hpp): plan windows from PlanDecoder, the replay loop over them
 // (one thread; a fixed pool with cross-thread waits, pool.hpp; or one OS thread per recorded
-// thread, started and ended as the program's were, lifecycle.hpp), and the measurements.
+// thread, started and ended as the program's were, replay_threads.hpp), and the measurements.
 //
 // replayWith runs a replay in phases, each a function or a method of Replay below: how the
 // threads replay and how long a window is; the tables, in the replayer's own memory; the first
@@ -21,7 +21,7 @@
 #include <string>
 #include <thread>
 
-#include "replay/lifecycle.hpp"
+#include "replay/replay_threads.hpp"
 #include "replay/measure.hpp"
 #include "replay/own_memory.hpp"
 #include "replay/plan.hpp"
@@ -135,7 +135,7 @@ class Replay {
   }
 
   // The pool's workers start now; lifecycle threads start in the windows where the program's
-  // did (lifecycle.hpp), the coordinator is readied for them.
+  // did (replay_threads.hpp), the coordinator is readied for them.
   void startThreads() {
     pool_.emplace(plan_.pool, plan_.threads, w_, run_, table_.data(), decoder_.sizes(),
                   counts_.data());

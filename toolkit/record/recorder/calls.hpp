@@ -10,7 +10,7 @@
 
 #include "record/recorder/events.hpp"
 #include "record/recorder/large.hpp"
-#include "record/recorder/sites.hpp"
+#include "record/recorder/site_recording.hpp"
 #include "record/recorder/thread_ring.hpp"
 #include "record/recorder/touch.hpp"
 #include "record/recorder/touch_sampling.hpp"

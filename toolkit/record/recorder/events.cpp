@@ -2,7 +2,7 @@
 // merge, all under the recorder's lock.
 #include "record/recorder/events.hpp"
 
-#include "record/recorder/sites.hpp"
+#include "record/recorder/site_recording.hpp"
 #include "record/recorder/touch.hpp"
 #include "record/recorder/touch_sampling.hpp"
 

@@ -54,7 +54,7 @@ struct Parked {
 // Logs (under the lock) a creating call of thread `thread`, stamped t, that returned p, with
 // its flags already complete (kFlagAligned, kFlagFailed, kFlagNull, and kRawMark when p was
 // prepared), and maps p to its id; then a release parked for p by another thread, if any.
-// site: the call's allocation site (sites.hpp), kNoSite without. Inline, as releaseLocked:
+// site: the call's allocation site (site_recording.hpp), kNoSite without. Inline, as releaseLocked:
 // with the lock paths of calls.hpp and the merge, these are the recorder's per-event work.
 [[gnu::always_inline]] inline void createLocked(uint32_t thread, Op op, uint8_t flags, uint64_t t,
                                                 uint64_t size, uintptr_t p, unsigned align,

@@ -10,7 +10,7 @@
 #include "record/recorder/events.hpp"
 #include "record/recorder/lifecycle.hpp"
 #include "record/recorder/mapped_memory.hpp"
-#include "record/recorder/sites.hpp"
+#include "record/recorder/site_recording.hpp"
 #include "strata/platform/memory.hpp"
 
 namespace strata::record {

@@ -18,7 +18,7 @@
 #include "record/recorder/events.hpp"
 #include "record/recorder/large.hpp"
 #include "record/recorder/mapped_memory.hpp"
-#include "record/recorder/sites.hpp"
+#include "record/recorder/site_recording.hpp"
 #include "strata/platform/page.hpp"
 #include "strata/protocol/recorder_environment.hpp"
 #include "record/recorder/threads.hpp"

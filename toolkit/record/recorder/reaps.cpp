@@ -7,7 +7,7 @@
 
 #include "record/recorder/events.hpp"
 #include "record/recorder/mapped_memory.hpp"
-#include "record/recorder/sites.hpp"
+#include "record/recorder/site_recording.hpp"
 #include "strata/platform/memory.hpp"
 
 namespace strata::record {
@@ -112,7 +112,7 @@ struct ReapSet {
 
 }  // namespace
 
-// The creating calls walk their stack first when sites are on (sites.hpp).
+// The creating calls walk their stack first when sites are on (site_recording.hpp).
 void recordReapCreate(const void* parent, void* r) noexcept {
   SiteStack stack;
   if (gSites.on) captureSite(&stack);

@@ -1,4 +1,4 @@
-// The calling thread's stack as return addresses, for allocation sites (sites.hpp). Two
+// The calling thread's stack as return addresses, for allocation sites (site_recording.hpp). Two
 // walkers, both over the .eh_frame unwind tables every program built by GCC or Clang for
 // x86-64 carries (so programs built without frame pointers, as Debian's, walk as well):
 // - libunwind's unw_backtrace (Debian's libunwind8), when loadFastWalker() could load it. Its

@@ -1,5 +1,5 @@
-// Allocation sites (sites.hpp): start, the walk, interning, and writing the modules.
-#include "record/recorder/sites.hpp"
+// Allocation sites (site_recording.hpp): start, the walk, interning, and writing the modules.
+#include "record/recorder/site_recording.hpp"
 
 #include <errno.h>
 #include <sys/single_threaded.h>
