@@ -89,7 +89,7 @@ int plot(const Options& o, const Comparison& c, std::FILE* info) {
 int runCompare(std::span<char* const> args) {
   const Options o = compare_options::parseCompareOptions(args);
   const Allocators allocators = resolveAllocators(o.allocators);
-  checkInputs(o.command, o.traces);
+  tracetools::checkInputs(o.command, o.traces);
   const Comparison c = runComparison(
       o, allocators, [&](const std::string& block) { showText(o, block); }, note);
   if (o.json) std::fputs(resultsJson(c.settings, c.traces, c.commandOut()).c_str(), stdout);

@@ -141,17 +141,6 @@ Allocators resolveAllocators(const std::vector<std::string>& specs) {
   return a;
 }
 
-void checkInputs(const std::vector<std::string>& command, const std::vector<std::string>& traces) {
-  if (!command.empty()) {
-    std::string why;
-    if (support::resolveCommand(command[0], why).empty())
-      throw support::Error(command[0] + ": " + why, 2);
-  }
-  for (const std::string& t : traces)
-    if (const std::string why = support::unreadable(t); !why.empty())
-      throw support::Error("cannot read trace '" + t + "': " + why);
-}
-
 Comparison runComparison(const Options& o, const Allocators& a,
                          const std::function<void(const std::string&)>& show,
                          const support::Notes& notes) {

@@ -22,10 +22,6 @@ struct Allocators {
 // probed: it preloads and takes over malloc. Throws support::Error with exit status 2.
 Allocators resolveAllocators(const std::vector<std::string>& specs);
 
-// A command that cannot be started (support::Error, status 2) or a trace that cannot be read
-// (status 1) is an error before anything runs.
-void checkInputs(const std::vector<std::string>& command, const std::vector<std::string>& traces);
-
 // Checks what the options say together (trace files or a command, not both; --live-only
 // with a command, without --no-live or --sites) and completes them: every allocator the
 // registry knows when none were named, a name given twice compared once. Throws

@@ -191,6 +191,17 @@ void writeTraceFiles(const fs::path& out, std::vector<InputTrace>& traces,
 
 }  // namespace
 
+void checkInputs(const std::vector<std::string>& command, const std::vector<std::string>& traces) {
+  if (!command.empty()) {
+    std::string why;
+    if (support::resolveCommand(command[0], why).empty())
+      throw support::Error(command[0] + ": " + why, 2);
+  }
+  for (const std::string& t : traces)
+    if (const std::string why = support::unreadable(t); !why.empty())
+      throw support::Error("cannot read trace '" + t + "': " + why);
+}
+
 Inputs gatherInputs(const InputRequest& o, const support::Notes& notes) {
   Inputs inputs;
   std::vector<InputTrace>& traces = inputs.traces;

@@ -54,6 +54,10 @@ struct Inputs {
   std::vector<InputTrace> traces;             // empty for a command run only live
 };
 
+// Before anything runs: a command that cannot be started (support::Error, status 2) or a
+// trace that cannot be read (status 1) is an error.
+void checkInputs(const std::vector<std::string>& command, const std::vector<std::string>& traces);
+
 // Gathers the traces, computes their statistics and writes <name>-stats.json (and with sites
 // <name>-sites.json) into outDir. Tells `notes` what it does that takes time (recording,
 // generating). Throws support::Error with a message for the user.

@@ -152,7 +152,7 @@ void checkRequest(const Spaces& spaces, const TuneOptions& o) {
     throw support::Error("no search space for allocator '" + name + "' in " + o.spaces +
                          " (it has: " + names + ")", 2);
   }
-  compare::checkInputs(o.command, o.traces);
+  tracetools::checkInputs(o.command, o.traces);
 }
 
 Tuning prepareTuning(const Spaces& spaces, const TuneOptions& o, const support::Notes& notes) {

@@ -10,6 +10,7 @@
 #include "registry/allocator_registry.hpp"
 #include "compare/compare_run.hpp"
 #include "support/error.hpp"
+#include "tracetools/trace_inputs.hpp"
 
 namespace {
 
@@ -101,7 +102,7 @@ TEST(CompareOptions, AllocatorsThatCannotBeUsedStopWithStatusTwo) {
 }
 
 TEST(CompareOptions, InputsThatCannotBeUsedStopBeforeAnythingRuns) {
-  using strata::compare::checkInputs;
+  using strata::tracetools::checkInputs;
   const auto [command, commandStatus] =
       errorOf([] { checkInputs({"/nonexistent/program", "arg"}, {}); });
   EXPECT_EQ(command.rfind("/nonexistent/program: ", 0), 0u) << command;
