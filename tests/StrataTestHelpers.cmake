@@ -78,3 +78,15 @@ function(strata_gtest name)
   gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60
     PROPERTIES TIMEOUT ${arg_TIMEOUT} LABELS "${STRATA_TEST_LABELS}")
 endfunction()
+
+# strata_tree_check(<name> <control> <script> <fixture> <expect> [-D<var>=<value>...]): a rule of
+# the source tree checked by a CMake script (`cmake -DSOURCE_DIR=<tree> -P <script>`, which fails
+# naming what breaks the rule), and its control <control>: the same script run on <fixture>, a
+# tree that breaks the rule on purpose, passing when the output matches <expect> (there the exit
+# status, 1, does not decide). Without the control, a check that finds nothing could not fail.
+function(strata_tree_check name control script fixture expect)
+  add_test(NAME ${name}
+    COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_SOURCE_DIR} ${ARGN} -P ${script})
+  add_test(NAME ${control} COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${fixture} ${ARGN} -P ${script})
+  set_tests_properties(${control} PROPERTIES PASS_REGULAR_EXPRESSION "${expect}")
+endfunction()

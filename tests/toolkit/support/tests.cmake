@@ -28,12 +28,6 @@ add_dependencies(rss_sampler_test rss_program strata_exec)
 strata_gtest(json_writer_test ${CMAKE_CURRENT_LIST_DIR}/json_writer_test.cpp)
 target_link_libraries(json_writer_test PRIVATE strata_support)
 
-add_test(NAME toolkit.json_written_by_the_writer
-  COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
-          -P ${CMAKE_CURRENT_LIST_DIR}/check_json_fragments.cmake)
-add_test(NAME toolkit.json_check_catches_hand_written
-  COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${CMAKE_CURRENT_LIST_DIR}/hand_written
-          -P ${CMAKE_CURRENT_LIST_DIR}/check_json_fragments.cmake)
-# The output, not the exit status (1 here, as it should be), decides.
-set_tests_properties(toolkit.json_check_catches_hand_written PROPERTIES PASS_REGULAR_EXPRESSION
+strata_tree_check(toolkit.json_written_by_the_writer toolkit.json_check_catches_hand_written
+  ${CMAKE_CURRENT_LIST_DIR}/check_json_fragments.cmake ${CMAKE_CURRENT_LIST_DIR}/hand_written
   "keys.cpp:5: JSON written by hand.*keys.cpp:8: JSON written by hand.*[^0-9]2 lines write JSON")
