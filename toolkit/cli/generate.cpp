@@ -61,10 +61,10 @@ const std::string kHelp = [] {
   return std::string(kAbout) + support::formatOptions(optionTable(unused), 19) + std::string(kNotes);
 }();
 
-// "web-proxy, editor, server".
+// "web-proxy, editor, server, steady".
 std::string knownWorkloads() {
   std::string s;
-  for (const tt::WorkloadInfo& w : tt::bundledWorkloads()) {
+  for (const tt::WorkloadInfo& w : tt::allWorkloads()) {
     if (!s.empty()) s += ", ";
     s += w.name;
   }
@@ -73,7 +73,7 @@ std::string knownWorkloads() {
 
 // Prints the workloads with their descriptions.
 int list() {
-  for (const tt::WorkloadInfo& w : tt::bundledWorkloads())
+  for (const tt::WorkloadInfo& w : tt::allWorkloads())
     std::printf("%-10.*s %.*s\n", static_cast<int>(w.name.size()), w.name.data(),
                 static_cast<int>(w.description.size()), w.description.data());
   return 0;

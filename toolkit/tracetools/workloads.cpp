@@ -1,5 +1,5 @@
-// The bundled workloads (workloads.hpp): three deterministic generators that write traces
-// shaped like real programs, described with their parameters in docs/toolkit/workloads.md.
+// The bundled workloads (workloads.hpp): deterministic generators that write traces shaped
+// like real programs (three that `strata compare` runs, and one long-running one), described with their parameters in docs/toolkit/workloads.md.
 // Determinism: every random choice comes from one splitmix64 stream seeded by the seed and
 // the workload's name, the clock is simulated, and no std:: distribution (whose results differ
 // between library versions) is used, so a name, seed and size always give the same bytes.
@@ -30,7 +30,14 @@ constexpr WorkloadInfo kWorkloads[] = {
     {"server",
      "4-thread server: long-lived sessions, per-request scratch bursts, requests and responses "
      "handed between threads"},
+    // Long-running: live memory that stays fixed however long the program runs.
+    {"steady",
+     "long-running cache: 4,096 live objects of 16 B-4 KiB, one replaced at random per step, "
+     "with a scratch buffer; live memory stays the same at every size"},
 };
+
+// The first three are the ones `strata compare` runs by default.
+constexpr std::size_t kComparedWorkloads = 3;
 
 // splitmix64: a small, fast, well-mixed 64-bit generator whose sequence depends on nothing
 // but its seed (unlike std:: distributions).
@@ -179,6 +186,25 @@ void webProxy(Emitter& em, Rng& rng, double size, std::uint64_t targetEvents) {
     }
     for (std::size_t i = scratch.size(); i-- > 0;) em.release(0, scratch[i]);
     em.idle(rng.between(1000, 20000));
+  }
+}
+
+// Steady: a long-running cache whose live set is the same however many events it makes (the
+// proxy cache of the fragmentation study, run for hours): 4,096 objects of log-uniform sizes
+// from 16 B to 4 KiB, and per step one evicted at random and its replacement allocated, with a
+// short-lived scratch buffer (64 B-1 KiB) every fourth step. The size scales only the length.
+void steady(Emitter& em, Rng& rng, std::uint64_t targetEvents) {
+  constexpr std::size_t kLive = 4096;
+  std::vector<std::uint64_t> cache;
+  cache.reserve(kLive);
+  while (cache.size() < kLive && em.events() < targetEvents)
+    cache.push_back(em.alloc(0, rng.logUniform(16, 4096)));
+  for (std::uint64_t step = 0; em.events() < targetEvents; ++step) {
+    const std::size_t victim = static_cast<std::size_t>(rng.below(cache.size()));
+    em.release(0, cache[victim]);
+    cache[victim] = em.alloc(0, rng.logUniform(16, 4096));
+    if (step % 4 == 0) em.release(0, em.alloc(0, rng.logUniform(64, 1024)));
+    em.idle(rng.between(100, 2000));
   }
 }
 
@@ -355,7 +381,11 @@ void server(Emitter& em, Rng& rng, double size, std::uint64_t targetEvents) {
 
 }  // namespace
 
-std::span<const WorkloadInfo> bundledWorkloads() { return kWorkloads; }
+std::span<const WorkloadInfo> bundledWorkloads() {
+  return std::span<const WorkloadInfo>(kWorkloads).first(kComparedWorkloads);
+}
+
+std::span<const WorkloadInfo> allWorkloads() { return kWorkloads; }
 
 const WorkloadInfo* findWorkload(std::string_view name) {
   for (const WorkloadInfo& w : kWorkloads)
@@ -378,6 +408,7 @@ std::uint64_t generateWorkloadEvents(std::string_view name, std::uint64_t seed, 
   Emitter em(path, rng.next());
   if (name == "web-proxy") webProxy(em, rng, size, target);
   else if (name == "editor") editor(em, rng, target);
+  else if (name == "steady") steady(em, rng, target);
   else server(em, rng, size, target);
   const std::uint64_t events = em.events();
   em.finish();

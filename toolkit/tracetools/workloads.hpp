@@ -11,12 +11,17 @@
 namespace strata::tracetools {
 
 struct WorkloadInfo {
-  std::string_view name;         // "web-proxy", "editor", "server"
+  std::string_view name;         // "web-proxy", "editor", "server", "steady"
   std::string_view description;  // one line for tables and --help
 };
 
-// Every bundled workload, in the order compare runs them.
+// The workloads `strata compare` runs when given no trace, in its order.
 std::span<const WorkloadInfo> bundledWorkloads();
+
+// Every workload `strata generate` makes: those, then the long-running one ("steady"), whose
+// live memory stays fixed however many events it makes, for checking that an analysis's
+// memory follows what is live rather than what was ever allocated.
+std::span<const WorkloadInfo> allWorkloads();
 
 // The workload with this name, or nullptr.
 const WorkloadInfo* findWorkload(std::string_view name);

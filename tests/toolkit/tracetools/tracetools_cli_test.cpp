@@ -56,7 +56,8 @@ TEST(TraceToolsCli, GenerateIsDeterministicAndListsWorkloads) {
   EXPECT_EQ(slurp(a), slurp(b));
   const Result l = strata({"generate", "--list"});
   EXPECT_EQ(l.exitCode(), 0);
-  for (const char* w : {"web-proxy", "editor", "server"}) EXPECT_TRUE(contains(l.out, w)) << l.out;
+  for (const char* w : {"web-proxy", "editor", "server", "steady"})
+    EXPECT_TRUE(contains(l.out, w)) << l.out;
 }
 
 TEST(TraceToolsCli, GenerateUsageErrors) {
@@ -64,7 +65,7 @@ TEST(TraceToolsCli, GenerateUsageErrors) {
   const Result u = strata({"generate", "nosuch", "-o", dir / "x.trace"});
   EXPECT_EQ(u.exitCode(), 2);
   EXPECT_TRUE(contains(u.err, "unknown workload 'nosuch'")) << u.err;
-  EXPECT_TRUE(contains(u.err, "web-proxy, editor, server")) << u.err;
+  EXPECT_TRUE(contains(u.err, "web-proxy, editor, server, steady")) << u.err;
   EXPECT_EQ(strata({"generate", "editor"}).exitCode(), 2);                                   // no -o
   EXPECT_EQ(strata({"generate", "editor", "--size", "0", "-o", dir / "x"}).exitCode(), 2);
   EXPECT_EQ(strata({"generate", "editor", "--size", "abc", "-o", dir / "x"}).exitCode(), 2);

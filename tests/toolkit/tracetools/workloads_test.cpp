@@ -78,11 +78,33 @@ TEST_P(Workloads, DeterministicAndValid) {
   EXPECT_GE(written, 100000u);
 }
 
-INSTANTIATE_TEST_SUITE_P(All, Workloads, ::testing::Values("web-proxy", "editor", "server"));
+INSTANTIATE_TEST_SUITE_P(All, Workloads,
+                         ::testing::Values("web-proxy", "editor", "server", "steady"));
+
+// The long-running workload's live set is the same however long it runs: ten times the events
+// give ten times the objects, the same number live at the peak and about the same live bytes.
+TEST(Workloads, SteadyKeepsItsLiveSetAtEverySize) {
+  TempDir dir;
+  tt::generateWorkload("steady", 3, 0.05, dir / "short.trace");
+  tt::generateWorkload("steady", 3, 0.5, dir / "long.trace");
+  const tt::TraceStats a = tt::computeStats(dir / "short.trace");
+  const tt::TraceStats b = tt::computeStats(dir / "long.trace");
+  EXPECT_EQ(a.maxLiveObjects, 4097u) << "the cache and one scratch buffer";
+  EXPECT_EQ(b.maxLiveObjects, a.maxLiveObjects);
+  EXPECT_GT(b.totalObjects, 9 * a.totalObjects);
+  EXPECT_LT(static_cast<double>(b.peakLiveBytes), 1.2 * static_cast<double>(a.peakLiveBytes));
+  EXPECT_GT(a.peakLiveBytes, 2u << 20) << "about 4,096 objects of 16 B-4 KiB, log-uniform";
+  EXPECT_LT(a.peakLiveBytes, 4u << 20);
+  EXPECT_EQ(b.badFrees, 0u);
+  EXPECT_EQ(b.neverFreed, 4096u);
+}
 
 TEST(Workloads, ListAndLookup) {
-  ASSERT_EQ(tt::bundledWorkloads().size(), 3u);
+  ASSERT_EQ(tt::bundledWorkloads().size(), 3u) << "the ones compare runs";
   EXPECT_EQ(tt::bundledWorkloads()[0].name, "web-proxy");
+  ASSERT_EQ(tt::allWorkloads().size(), 4u);
+  EXPECT_EQ(tt::allWorkloads()[3].name, "steady");
+  ASSERT_NE(tt::findWorkload("steady"), nullptr);
   ASSERT_NE(tt::findWorkload("server"), nullptr);
   EXPECT_FALSE(tt::findWorkload("server")->description.empty());
   EXPECT_EQ(tt::findWorkload("nope"), nullptr);
@@ -91,7 +113,7 @@ TEST(Workloads, ListAndLookup) {
     tt::generateWorkload("nope", 1, 0.01, dir / "x.trace");
     FAIL() << "unknown workload accepted";
   } catch (const strata::support::UsageError& e) {
-    EXPECT_TRUE(contains(e.what(), "web-proxy, editor, server")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "web-proxy, editor, server, steady")) << e.what();
   }
   EXPECT_THROW(tt::generateWorkload("editor", 1, 0, dir / "x.trace"), strata::support::UsageError);
   try {

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# How each analysis's memory and time follow the length of a recording when what is live stays
+# the same: the long-running workload `steady` (4,096 live objects, about 3 MiB, however many
+# events it makes) generated at each SIZE (million events), then `strata stats`, `strata
+# replay` on glibc, `strata compare --runs 1` on glibc and strata, and `strata report` on it,
+# each timed with its peak RSS (/usr/bin/time: the command and the children it waits for; for
+# replay and compare that is the largest of the replayers). A command whose peak grows with
+# SIZE keeps memory per object ever allocated; a bounded one stays within a few MiB.
+#
+# usage: bench/long_run.sh [BUILD_DIR (default build)] [OUT (default long-run)] [SIZE...]
+#        (SIZE default: 10 100; 1000 is a billion events and needs about 5 GB of disk)
+# Prints one table row per command and size; exits 1 when a command fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+out=${2:-long-run}
+shift $(($# > 2 ? 2 : $#))
+sizes=("$@")
+((${#sizes[@]})) || sizes=(10 100)
+strata=$build/bin/strata
+[[ -x $strata ]] || { echo "long_run.sh: no $strata (build the strata_toolkit target)" >&2; exit 1; }
+[[ -x /usr/bin/time ]] || { echo "long_run.sh: needs /usr/bin/time (Debian: apt-get install time)" >&2; exit 1; }
+mkdir -p "$out"
+
+# measure NAME SIZE COMMAND...: runs it, prints "NAME SIZE seconds peak-MiB".
+measure() {
+  local name=$1 size=$2
+  shift 2
+  local log="$out/$name-$size.time"
+  if ! /usr/bin/time -f '%e %M' -o "$log" "$@" > "$out/$name-$size.out" 2>&1; then
+    echo "long_run.sh: $name at size $size failed (see $out/$name-$size.out)" >&2
+    exit 1
+  fi
+  read -r seconds kib < "$log"
+  printf '%-8s %8s %10s %10.1f\n' "$name" "$size" "$seconds" "$(awk -v k="$kib" 'BEGIN{print k/1024}')"
+}
+
+printf '%-8s %8s %10s %10s\n' command "M events" seconds "peak MiB"
+for size in "${sizes[@]}"; do
+  trace="$out/steady-$size.trace"
+  measure generate "$size" "$strata" generate steady --size "$size" -o "$trace"
+  measure stats "$size" "$strata" stats "$trace"
+  measure replay "$size" "$strata" replay "$trace" --allocator glibc --no-write
+  measure compare "$size" "$strata" compare "$trace" --allocators glibc,strata --runs 1 --no-plots \
+    --out "$out/compare-$size"
+  measure report "$size" "$strata" report "$out/compare-$size"
+done
