@@ -4,6 +4,7 @@
 #pragma once
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -64,6 +65,7 @@ class TempDir {
 struct RunResult {
   int status = -1;  // from waitpid
   std::string out, err;
+  long maxRssKiB = 0;  // the child's peak resident size (getrusage's ru_maxrss)
   int exitCode() const { return WIFEXITED(status) ? WEXITSTATUS(status) : -1; }
 };
 
@@ -101,7 +103,9 @@ inline RunResult runProgram(const std::string& exe, const std::vector<std::strin
   }
   RunResult r;
   if (pid < 0) return r;
-  ::waitpid(pid, &r.status, 0);
+  struct rusage usage {};
+  ::wait4(pid, &r.status, 0, &usage);
+  r.maxRssKiB = usage.ru_maxrss;
   r.out = slurp(outPath);
   r.err = slurp(errPath);
   return r;

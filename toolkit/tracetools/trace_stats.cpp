@@ -1,5 +1,5 @@
 // computeStats: the statistics of a trace in one streaming pass (TraceReader over the file
-// descriptor, memory bounded by one chunk plus a small record per object id), and their JSON
+// descriptor, memory bounded by one chunk plus a small record per object live at once), and their JSON
 // and label formatting. See trace_stats.hpp for the contract.
 #include "tracetools/trace_stats.hpp"
 
@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "strata/trace/reader.hpp"
+#include "tracetools/live_table.hpp"
 #include "tracetools/trace_error.hpp"
 
 namespace strata::tracetools {
@@ -25,15 +26,17 @@ using trace::Event;
 using trace::kNoObject;
 using trace::Op;
 
-// What one object id is: the format gives reaps ids from the same sequence as objects.
-enum class Kind : std::uint8_t { DeadObject, LiveObject, LiveReap, DeadReap };
+// What a live id is: the format gives reaps ids from the same sequence as objects. An id not
+// in the table is dead (an object freed, a reap destroyed) or was never created.
+enum class Kind : std::uint8_t { LiveObject, LiveReap };
 
-// Per-id state, kept in a vector indexed by the dense id: what the lifetime histograms need.
+// Per-id state of what is live (a LiveTable, so memory follows the live set): what the
+// lifetime histograms need.
 struct Slot {
   std::uint64_t size = 0;
   std::uint64_t birthBytes = 0;  // totalBytes right after this object was created
   std::uint64_t birthTime = 0;
-  Kind kind = Kind::DeadObject;
+  Kind kind = Kind::LiveObject;
 };
 
 // Adds one value to a log2 histogram, growing it as needed (trailing buckets stay non-empty).
@@ -72,7 +75,7 @@ class Accumulator {
         break;
       case Op::ReapCreate:
         if (!failed) {
-          slot(e.object).kind = Kind::LiveReap;
+          slots_[e.object] = Slot{0, 0, 0, Kind::LiveReap};
           ++s_.reaps;
           if (e.target != kNoObject) members_[e.target].push_back(e.object);
         }
@@ -88,14 +91,14 @@ class Accumulator {
         break;
       case Op::ReapDestroy:
         clearReap(e.target, e.timeNs);
-        if (e.target < slots_.size() && slots_[e.target].kind == Kind::LiveReap)
-          slots_[e.target].kind = Kind::DeadReap;
+        if (const Slot* r = slots_.find(e.target); r != nullptr && r->kind == Kind::LiveReap)
+          slots_.erase(e.target);
         break;
       case Op::Touch:
-        if (e.object < slots_.size() && slots_[e.object].kind == Kind::LiveObject) {
+        if (const Slot* o = slots_.find(e.object); o != nullptr && o->kind == Kind::LiveObject) {
           ++s_.touchedObjects;
-          s_.touchedObjectBytes += slots_[e.object].size;
-          s_.touchedBytes += std::min(e.size, slots_[e.object].size);
+          s_.touchedObjectBytes += o->size;
+          s_.touchedBytes += std::min(e.size, o->size);
         }
         break;
       case Op::ThreadStart: case Op::ThreadEnd:
@@ -131,18 +134,12 @@ class Accumulator {
     if (fresh) ++s_.threads;
   }
 
-  Slot& slot(std::uint64_t id) {
-    if (id >= slots_.size()) slots_.resize(id + 1 > 2 * slots_.size() ? id + 1 : 2 * slots_.size());
-    return slots_[id];
-  }
-
   // A new object of e.size bytes with id e.object.
   void birth(const Event& e) {
     ++s_.totalObjects;
     s_.totalBytes += e.size;
     add(s_.sizes, e.size);
-    Slot& o = slot(e.object);
-    o = Slot{e.size, s_.totalBytes, e.timeNs, Kind::LiveObject};
+    slots_[e.object] = Slot{e.size, s_.totalBytes, e.timeNs, Kind::LiveObject};
     liveBytes_ += e.size;
     ++liveObjects_;
     if (tally_ != nullptr) tally_->born(e.object, e.site, e.size, s_.events);
@@ -155,12 +152,13 @@ class Accumulator {
 
   // The end of object `id` (counted in badFrees when it was not a live object).
   void death(std::uint64_t id, std::uint64_t timeNs) {
-    if (id >= slots_.size() || slots_[id].kind != Kind::LiveObject) {
+    const Slot* live = slots_.find(id);
+    if (live == nullptr || live->kind != Kind::LiveObject) {
       ++s_.badFrees;
       return;
     }
-    Slot& o = slots_[id];
-    o.kind = Kind::DeadObject;
+    const Slot o = *live;
+    slots_.erase(id);
     if (tally_ != nullptr) tally_->died(id, s_.events);
     liveBytes_ -= o.size;
     --liveObjects_;
@@ -176,23 +174,24 @@ class Accumulator {
     while (!work.empty()) {
       const std::uint64_t r = work.back();
       work.pop_back();
-      if (!top && r < slots_.size()) slots_[r].kind = Kind::DeadReap;
+      if (!top) slots_.erase(r);  // a reap created under the cleared one: destroyed with it
       top = false;
       const auto it = members_.find(r);
       if (it == members_.end()) continue;
       std::vector<std::uint64_t> ids = std::move(it->second);
       members_.erase(it);
       for (const std::uint64_t id : ids) {
-        const Kind k = slots_[id].kind;
-        if (k == Kind::LiveObject) death(id, timeNs);
-        else if (k == Kind::LiveReap) work.push_back(id);
+        const Slot* m = slots_.find(id);
+        if (m == nullptr) continue;  // freed already, or a reap destroyed
+        if (m->kind == Kind::LiveObject) death(id, timeNs);
+        else work.push_back(id);
       }
     }
   }
 
   TraceStats& s_;
   SiteTally* tally_;
-  std::vector<Slot> slots_;
+  LiveTable<Slot> slots_;
   std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> members_;  // reap -> ids in it
   std::vector<bool> seenThread_;
   std::unordered_set<std::uint32_t> seenHighThreads_;
