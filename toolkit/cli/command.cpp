@@ -13,6 +13,8 @@ int usageError(std::string_view name, std::string_view help, const std::string& 
   return 2;
 }
 
+void note(const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); }
+
 std::vector<std::string> commandAfterDashDash(const support::Operands& given,
                                               std::string_view verb) {
   using support::UsageError;

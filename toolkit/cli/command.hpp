@@ -25,6 +25,10 @@ struct Command {
 // lines that open its help (up to the first blank line). Returns 2, the exit status for it.
 int usageError(std::string_view name, std::string_view help, const std::string& why);
 
+// One line on stderr: what a command is doing, or what went wrong along the way. The sink a
+// command passes to its library as support::Notes.
+void note(const std::string& line);
+
 // The COMMAND after "--" of a subcommand that runs one (`strata record`, `strata drag`), from
 // what parseOptions left: throws support::UsageError when an operand comes before "--", when
 // "--" or the COMMAND after it is missing ("missing the COMMAND to VERB after '--'"), or

@@ -64,9 +64,6 @@ void showText(const Options& o, const std::string& block) {
   std::fflush(stdout);
 }
 
-// Prints a line on stderr (what the comparison is doing, or what went wrong with the plots).
-void note(const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); }
-
 // Draws the plots and says where they are on `info`, or on stderr why there are none;
 // returns the exit status for them (support::PlotRun::exitStatus).
 int plot(const Options& o, const Comparison& c, std::FILE* info) {

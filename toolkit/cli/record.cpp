@@ -116,9 +116,8 @@ int runRecord(std::span<char* const> args) {
   const record::RecordRequest request = parseRequest(args);
   const record::RecordResult result = record::recordCommand(request);
   for (const std::string& line : record::runLines(result, request.command[0]))
-    std::fprintf(stderr, "strata record: %s\n", line.c_str());
-  for (const std::string& line : record::summaryLines(result))
-    std::fprintf(stderr, "strata record: %s\n", line.c_str());
+    note("strata record: " + line);
+  for (const std::string& line : record::summaryLines(result)) note("strata record: " + line);
   return result.process.shellStatus();
 }
 

@@ -60,9 +60,6 @@ constexpr std::string_view kNotes =
 
 const std::string kHelp = std::string(kAbout) + tune_options::optionsHelp() + std::string(kNotes);
 
-// Prints a line on stderr (what the search is doing, or why there is no plot).
-void note(const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); }
-
 int runTune(std::span<char* const> args) {
   const TuneOptions o = tune_options::parseTuneOptions(args);
   const Spaces spaces = loadSpaces(o.spaces);

@@ -149,11 +149,11 @@ Comparison runComparison(const Options& o, const Allocators& a,
   if (ec) throw support::Error("cannot create the output directory " + o.outDir + ": " + ec.message());
   Comparison c;
   c.settings = settingsFor(o);
-  const tracetools::Inputs inputs = tracetools::gatherInputs(inputRequest(o), notes);
+  tracetools::Inputs inputs = tracetools::gatherInputs(inputRequest(o), notes);
   c.settings.source = inputs.source;
   c.command.commandLine = inputs.commandLine;
-  c.command.skippedProcesses = inputs.skippedProcesses;
-  for (const tracetools::InputTrace& t : inputs.traces) c.traces.emplace_back(t);
+  c.command.skippedProcesses = std::move(inputs.skippedProcesses);
+  for (tracetools::InputTrace& t : inputs.traces) c.traces.emplace_back(std::move(t));
   const std::string& intro = inputs.intro;
   // The command block (combined verdict, live runs) is shown for a command, and for a trace
   // whose child processes' traces were found beside it. Several trace files named, or the

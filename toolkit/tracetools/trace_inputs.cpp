@@ -9,7 +9,6 @@
 #include "support/error.hpp"
 #include "support/files.hpp"
 #include "support/format.hpp"
-#include "support/json.hpp"
 #include "support/process.hpp"
 #include "tracetools/site_report.hpp"
 #include "tracetools/sites_document.hpp"
@@ -76,10 +75,15 @@ std::string recordCommand(const InputRequest& o, const support::Notes& notes) {
   return trace;
 }
 
+// What a process is called in messages: its program's name, or its trace's file name when
+// the trace does not name it.
+std::string processName(const InputTrace& t) {
+  return t.program.empty() ? fs::path(t.path).filename().string() : baseName(t.program);
+}
+
 // "python3 (pid 1234): 12.0 KiB allocated" for the list of processes left out.
 std::string processLine(const InputTrace& t, const std::string& why) {
-  return (t.program.empty() ? fs::path(t.path).filename().string() : baseName(t.program)) +
-         " (pid " + std::to_string(t.pid) + "): " + why;
+  return processName(t) + " (pid " + std::to_string(t.pid) + "): " + why;
 }
 
 // With --sites, each trace's figures by site, kept by path until the traces are named and
@@ -146,7 +150,8 @@ std::vector<InputTrace> pickProcesses(const InputRequest& o, const std::string& 
              (i == 0 && std::none_of(all.begin(), all.end(), [](const InputTrace& x) {
                 return x.stats.totalBytes >= kTrivialBytes;
               }));
-      why = support::threeDigits(static_cast<double>(t.stats.totalBytes) / support::kMiB) + " MiB allocated, under the 1 MiB judged";
+      why = support::threeDigits(static_cast<double>(t.stats.totalBytes) / support::kMiB) +
+            " MiB allocated, under the 1 MiB judged";
     }
     if (!take) {
       inputs.skippedProcesses.push_back(processLine(t, why));
@@ -167,9 +172,7 @@ std::vector<InputTrace> pickProcesses(const InputRequest& o, const std::string& 
   }
   if (picked.empty()) {
     std::string names;
-    for (const InputTrace& t : all)
-      names += (names.empty() ? "" : ", ") +
-               (t.program.empty() ? fs::path(t.path).filename().string() : baseName(t.program));
+    for (const InputTrace& t : all) names += (names.empty() ? "" : ", ") + processName(t);
     throw support::Error("no process matches --process (the processes: " + names + ")");
   }
   return picked;
@@ -247,8 +250,7 @@ Inputs gatherInputs(const InputRequest& o, const support::Notes& notes) {
     fs::create_directories(out / "traces", ec);
     if (ec) throw support::Error("cannot create " + (out / "traces").string() + ": " + ec.message());
     const auto workloads = bundledWorkloads();
-    char sizeText[32];
-    std::snprintf(sizeText, sizeof sizeText, "%g", o.size);
+    const std::string sizeText = support::format("%g", o.size);
     notes(o.who + ": generating " + std::to_string(workloads.size()) + " bundled workloads (size " +
           sizeText + ", seed " + std::to_string(o.seed) + ") into " + (out / "traces").string());
     for (const WorkloadInfo& w : workloads) {
