@@ -16,7 +16,7 @@
 #include <utility>
 
 #include "strata/trace/reader.hpp"
-#include "tracetools/live_table.hpp"
+#include "strata/trace/live_table.hpp"
 #include "tracetools/trace_error.hpp"
 
 namespace strata::tracetools {
@@ -191,7 +191,7 @@ class Accumulator {
 
   TraceStats& s_;
   SiteTally* tally_;
-  LiveTable<Slot> slots_;
+  trace::LiveTable<Slot> slots_;
   std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> members_;  // reap -> ids in it
   std::vector<bool> seenThread_;
   std::unordered_set<std::uint32_t> seenHighThreads_;

@@ -24,7 +24,6 @@ target_link_options(mtrace_program PRIVATE -fno-sanitize=all)
 
 strata_gtest(tracetools_test
   ${CMAKE_CURRENT_LIST_DIR}/trace_stats_test.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/live_table_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/workloads_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/mtrace_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/site_stats_test.cpp

@@ -1,4 +1,4 @@
-// LiveTable (toolkit/tracetools/live_table.hpp): randomised against std::unordered_map over
+// LiveTable (strata/trace/live_table.hpp): randomised against std::unordered_map over
 // long runs of births and deaths, dense increasing ids as a trace gives them, with lookups of
 // dead and never-seen ids; and its memory follows the live count, not the ids ever inserted.
 #include <gtest/gtest.h>
@@ -8,11 +8,11 @@
 #include <unordered_map>
 #include <vector>
 
-#include "tracetools/live_table.hpp"
+#include "strata/trace/live_table.hpp"
 
 namespace {
 
-using strata::tracetools::LiveTable;
+using strata::trace::LiveTable;
 
 struct Value {
   std::uint64_t a = 0, b = 0;

@@ -8,12 +8,15 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <utility>
 #include <vector>
 
-namespace strata::tracetools {
+namespace strata::trace {
 
-template <class V>
+// Alloc: where the table's arrays come from (a replayer keeps them out of the allocator it
+// measures); rebound to the key and value types.
+template <class V, class Alloc = std::allocator<V>>
 class LiveTable {
  public:
   // The value of `id`, or null when it is not in the table.
@@ -73,8 +76,8 @@ class LiveTable {
 
   void grow() {
     const std::size_t capacity = keys_.empty() ? 64 : keys_.size() * 2;
-    std::vector<std::uint64_t> keys(capacity, kEmpty);
-    std::vector<V> values(capacity);
+    KeyVector keys(capacity, kEmpty);
+    ValueVector values(capacity);
     keys.swap(keys_);
     values.swap(values_);
     mask_ = capacity - 1;
@@ -84,11 +87,14 @@ class LiveTable {
       if (keys[i] != kEmpty) (*this)[keys[i]] = std::move(values[i]);
   }
 
-  std::vector<std::uint64_t> keys_;
-  std::vector<V> values_;
+  using KeyVector =
+      std::vector<std::uint64_t, typename std::allocator_traits<Alloc>::template rebind_alloc<std::uint64_t>>;
+  using ValueVector = std::vector<V, typename std::allocator_traits<Alloc>::template rebind_alloc<V>>;
+  KeyVector keys_;
+  ValueVector values_;
   std::size_t size_ = 0;
   std::size_t mask_ = 0;
   unsigned shift_ = 64;
 };
 
-}  // namespace strata::tracetools
+}  // namespace strata::trace
