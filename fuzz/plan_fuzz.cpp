@@ -5,10 +5,11 @@
 //    scan, lifecycle or pool, windows, leftovers freed): it must answer Ok or TraceError with
 //    a reason, and on Ok have consumed every event the reader reads.
 // 2. The decoder alone, on one list with tiny windows, checked against a model of what a plan
-//    may contain: every object is created once, a Touch comes just before the operation that
-//    creates its object, a free or a realloc names a live object and frees it with the call
-//    matching how it was made, the live bytes the decoder reports are the model's, and the
-//    leftovers it frees at the end are exactly the objects still live.
+//    may contain: a slot holds a new object only when it is empty and was not emptied in the
+//    same window, a Touch comes just before the operation that creates its object, a free or
+//    a realloc names a live object and frees it with the call matching how it was made, the
+//    live bytes the decoder reports are the model's, no slot lies beyond the decoder's count,
+//    and the leftovers it frees at the end are exactly the objects still live.
 // 3. The decoder in lifecycle mode with tiny windows: a window starts only threads that are
 //    not alive and ends only threads that are.
 #include <cstddef>
@@ -32,22 +33,31 @@ using replay::PlanOp;
   __builtin_trap();
 }
 
-// What the plan has done to each object so far.
+// What the plan has done to each slot so far.
 struct PlanModel {
-  enum State : std::uint8_t { Unborn, Malloc, New, Aligned, Dead };
+  enum State : std::uint8_t { Empty, Malloc, New, Aligned };
   std::vector<std::uint8_t> state;
-  std::vector<std::uint8_t> align;  // NewAligned: log2
+  std::vector<std::uint8_t> align;     // NewAligned: log2
   std::vector<std::uint64_t> size;
+  std::vector<std::uint64_t> emptied;  // the window that last emptied the slot (0: none)
+  std::uint64_t window = 1;            // the window being applied
   std::uint64_t liveBytes = 0;
-  std::int64_t touchFor = -1;  // the object the last Touch announced
+  std::int64_t touchFor = -1;  // the slot the last Touch announced
 
-  explicit PlanModel(std::uint64_t objects)
-      : state(objects, Unborn), align(objects, 0), size(objects, 0) {}
+  void grow(std::uint64_t id) {
+    if (id < state.size()) return;
+    const std::size_t n = static_cast<std::size_t>(id) + 1;
+    state.resize(n, Empty);
+    align.resize(n, 0);
+    size.resize(n, 0);
+    emptied.resize(n, 0);
+  }
 
   void create(const PlanOp& op, State s) {
     const std::uint64_t id = op.object;
-    if (id >= state.size()) fail("created object beyond the table", id);
-    if (state[id] != Unborn) fail("object created twice", id);
+    grow(id);
+    if (state[id] != Empty) fail("an object created in a slot that holds one", id);
+    if (emptied[id] == window) fail("a slot reused in the window that emptied it", id);
     if (touchFor >= 0 && static_cast<std::uint64_t>(touchFor) != id)
       fail("a Touch not followed by its object's creation", id);
     touchFor = -1;
@@ -57,11 +67,11 @@ struct PlanModel {
     liveBytes += op.size();
   }
   void release(std::uint64_t id, State expected, unsigned alignLog2) {
-    if (id >= state.size() || state[id] == Unborn || state[id] == Dead)
-      fail("free of an object that is not live", id);
+    if (id >= state.size() || state[id] == Empty) fail("free of an object that is not live", id);
     if (state[id] != expected) fail("freed with a call not matching its allocation", id);
     if (expected == Aligned && align[id] != alignLog2) fail("aligned delete with another alignment", id);
-    state[id] = Dead;
+    state[id] = Empty;
+    emptied[id] = window;
     liveBytes -= size[id];
   }
   void apply(const PlanOp& op) {
@@ -110,16 +120,17 @@ void replayWhole(const std::uint8_t* data, std::size_t size) {
 }
 
 void decodeSingleList(const std::uint8_t* data, std::size_t size, const replay::TraceScan& scan) {
-  const std::uint64_t objects = scan.totals.objects;
-  replay::PlanDecoder<trace::MemorySource> decoder(trace::MemorySource{data, size}, objects, 1,
+  replay::PlanDecoder<trace::MemorySource> decoder(trace::MemorySource{data, size}, 1,
                                                    scan.touches.empty() ? nullptr : &scan.touches);
-  PlanModel model(objects);
+  PlanModel model;
   replay::PlanWindow w;
   std::uint64_t window = 0;
   while (decoder.decodeWindow(w, 1 + window % 5, window % 3 == 0 ? 4096 : 0)) {
     ++window;
+    model.window = window;
     for (const PlanOp& op : w.ops[0]) model.apply(op);
     if (w.liveBytesAtEnd != model.liveBytes) fail("live bytes differ from the plan's", model.liveBytes);
+    if (model.state.size() > decoder.slotCount()) fail("a slot beyond the decoder's count", model.state.size());
   }
   if (decoder.failed()) {
     if (decoder.errorMessage().empty()) fail("a decoder error without a reason", 0);
@@ -130,15 +141,13 @@ void decodeSingleList(const std::uint8_t* data, std::size_t size, const replay::
   decoder.freeLiveObjects(leftovers);
   for (const PlanOp& op : leftovers) model.apply(op);
   for (std::uint64_t id = 0; id < model.state.size(); ++id)
-    if (model.state[id] != PlanModel::Unborn && model.state[id] != PlanModel::Dead)
-      fail("an object live after the leftovers were freed", id);
+    if (model.state[id] != PlanModel::Empty) fail("an object live after the leftovers were freed", id);
 }
 
 void decodeLifecycle(const std::uint8_t* data, std::size_t size, const replay::TraceScan& scan) {
   if (scan.threadIndexTooLarge) return;  // the engine replays such a trace on the pool
   const std::uint64_t threads = std::max<std::uint64_t>(scan.totals.threads, 1);
   replay::PlanDecoder<trace::MemorySource> decoder(trace::MemorySource{data, size},
-                                                   scan.totals.objects,
                                                    static_cast<unsigned>(threads), nullptr, true);
   std::vector<std::uint8_t> alive;
   replay::PlanWindow w;
@@ -165,7 +174,7 @@ void decodeLifecycle(const std::uint8_t* data, std::size_t size, const replay::T
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   replayWhole(data, size);
   const replay::TraceScan scan = replay::scanTrace(trace::MemorySource{data, size});
-  if (!scan.error.empty() || scan.totals.objects > replay::kMaxReplayObjects) return 0;
+  if (!scan.error.empty()) return 0;
   decodeSingleList(data, size, scan);
   decodeLifecycle(data, size, scan);
   return 0;

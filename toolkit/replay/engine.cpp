@@ -112,12 +112,12 @@ class Replay {
  public:
   // The tables: the object table, the decoder's per-object state, the window's operation
   // lists, the per-thread counts and lifecycle slots, all in the replayer's own memory
-  // (own_memory.hpp), before the heap is first measured.
+  // (own_memory.hpp), before the heap is first measured. The object table and the decoder's
+  // state grow with the most objects live at once (plan.hpp), as windows are decoded.
   Replay(Source src, const TraceScan& scan, const EngineOptions& opt, ThreadPlan plan)
       : opt_(opt), plan_(std::move(plan)), window_(windowEvents(scan.totals, opt)),
-        table_(std::max<std::uint64_t>(scan.totals.objects, 1), plan_.threaded ? kPending : nullptr),
-        decoder_(std::move(src), scan.totals.objects, plan_.lists,
-                 scan.touches.empty() ? nullptr : &scan.touches, plan_.lifecycle),
+        decoder_(std::move(src), plan_.lists, scan.touches.empty() ? nullptr : &scan.touches,
+                 plan_.lifecycle),
         w_(emptyWindow()), counts_(plan_.lists), slots_(plan_.lifecycle ? plan_.lists : 0),
         run_(pickLoop(opt, plan_.threaded)),
         overheadTicks_(plan_.threaded ? clockOverheadTicks() : 0.0) {
@@ -130,18 +130,15 @@ class Replay {
   // Decodes the first window, before anything is measured (decoding never is). False when the
   // trace cannot be read.
   bool decodeFirstWindow() {
-    have_ = decoder_.decodeWindow(w_, window_, byteBudget());
+    decodeWindow();
     return !decoder_.failed();
   }
 
   // The pool's workers start now; lifecycle threads start in the windows where the program's
   // did (replay_threads.hpp), the coordinator is readied for them.
   void startThreads() {
-    pool_.emplace(plan_.pool, plan_.threads, w_, run_, table_.data(), decoder_.sizes(),
-                  counts_.data());
+    pool_.emplace(plan_.pool, plan_.threads, w_, run_, counts_.data());
     lc_.run = run_;
-    lc_.table = table_.data();
-    lc_.sizes = decoder_.sizes();
     lc_.counts = counts_.data();
     lc_.slots = slots_.data();
   }
@@ -150,6 +147,7 @@ class Replay {
   // (measure.hpp), and the first sample.
   void startMeasuring() {
     meter_.start(opt_.baselineBytes);
+    measuring_ = true;
     res_.startupHeapBytes = meter_.atStart();
     res_.peakHeapBytes = res_.startupHeapBytes;
     if (opt_.collectSeries) res_.series.push_back(ReplaySample{0, 0, res_.startupHeapBytes, 0});
@@ -173,7 +171,7 @@ class Replay {
       cpu += cpuNow() - c0;
       wall += std::chrono::duration<double>(t1 - t0).count();
       if (!sampleHeap(wall, end)) break;
-      have_ = decoder_.decodeWindow(w_, window_, byteBudget());
+      decodeWindow();
     }
     span_.stop();
     res_.wallSeconds = wall;
@@ -204,7 +202,7 @@ class Replay {
 
   // After the measurements: frees what the trace left live, so an in-process replay (tests,
   // bench/replay_harness) does not leak. Objects of a window that was never replayed (the
-  // trace broke in it) have no pointer yet and are skipped.
+  // trace broke in it, or the heap passed its limit) have no pointer yet and are skipped.
   void freeLeftovers() {
     OwnVector<PlanOp> leftovers;
     decoder_.freeLiveObjects(leftovers);
@@ -266,11 +264,30 @@ class Replay {
     return w;
   }
 
+  // Decodes the next window, and grows the object table to the slots it names: a new slot
+  // holds kPending until its object is created (replay_loop.hpp). When the replayer's tables
+  // grew meanwhile, the peak-RSS mark is folded first (measure.hpp): the peak is taken again
+  // from the tables as they are now. A table grows only when the live set reaches a new power
+  // of two, so this is rare.
+  void decodeWindow() {
+    const std::uint64_t mappings = ownMappingsMade();
+    const std::uint64_t hwmBefore = measuring_ ? meter_.peakByHighWaterMark() : 0;
+    have_ = decoder_.decodeWindow(w_, window_, byteBudget());
+    const std::uint64_t slots = decoder_.slotCount();
+    if (slots > table_.size())
+      table_.resize(std::max<std::uint64_t>(slots, table_.size() * 2), kPending);
+    if (measuring_ && ownMappingsMade() != mappings) meter_.foldPeak(hwmBefore);
+  }
+
   // Replays the current window on the replay threads; false when a lifecycle thread cannot
   // start (lc_.failure says why).
   bool runWindow() {
-    if (plan_.lifecycle) return lc_.runWindow(w_);
-    if (plan_.pool) pool_->runWindow();
+    if (plan_.lifecycle) {
+      lc_.table = table_.data();
+      lc_.sizes = decoder_.sizes();
+      return lc_.runWindow(w_);
+    }
+    if (plan_.pool) pool_->runWindow(table_.data(), decoder_.sizes());
     else run_(w_.ops[0].data(), w_.ops[0].data() + w_.ops[0].size(), table_.data(), decoder_.sizes(),
               counts_[0]);
     return true;
@@ -305,6 +322,7 @@ class Replay {
   const RunFn run_;
   const double overheadTicks_;
   bool have_ = false;  // a decoded window waits to be replayed
+  bool measuring_ = false;  // the heap meter has started
   std::optional<Pool> pool_;
   Lifecycle lc_;
   HeapMeter meter_;
@@ -314,10 +332,6 @@ class Replay {
 // Replays from a source. scan: the trace's totals, touches and thread lifecycle.
 template <class Source>
 ReplayResult replayWith(Source src, const TraceScan& scan, const EngineOptions& opt) {
-  if (scan.totals.objects > kMaxReplayObjects)
-    return traceError("the trace has " + std::to_string(scan.totals.objects) +
-                      " objects, more than the " + std::to_string(kMaxReplayObjects) +
-                      " replay supports");
   ThreadPlan plan = planThreads(scan, opt);
   gSpinLimit = spinLimit(plan, scan);  // before any replay thread starts
   Replay<Source> replay(std::move(src), scan, opt, std::move(plan));

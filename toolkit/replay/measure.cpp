@@ -37,7 +37,12 @@ std::uint64_t HeapMeter::peakByHighWaterMark() const noexcept {
   const std::uint64_t notHeap =
       std::max(file0_, support::fileResidentBytes()) + ownResidentBytes() + baseline_ +
       support::sanitizerShadowResidentBytes();
-  return hwm > notHeap ? hwm - notHeap : 0;
+  return std::max(folded_, hwm > notHeap ? hwm - notHeap : 0);
+}
+
+void HeapMeter::foldPeak(std::uint64_t peakBefore) noexcept {
+  folded_ = std::max(folded_, peakBefore);
+  support::resetPeakRss();
 }
 
 std::uint64_t preloadedLibraryResidentBytes() noexcept {

@@ -31,11 +31,18 @@ class HeapMeter {
   // meanwhile) - the replayer's own mappings - the baseline; 0 when that is negative.
   std::uint64_t peakByHighWaterMark() const noexcept;
 
+  // After the replayer's own tables grew (between windows): keeps peakBefore, what
+  // peakByHighWaterMark said before they grew, and resets the mark, so that the moment the
+  // tables held an old and a new copy is not taken for heap. peakByHighWaterMark includes
+  // what was kept.
+  void foldPeak(std::uint64_t peakBefore) noexcept;
+
  private:
   std::uint64_t heapOf(std::uint64_t anon, std::uint64_t own) const noexcept {
     return anon > own + baseline_ ? anon - own - baseline_ : 0;
   }
   std::uint64_t file0_ = 0, baseline_ = 0, startup_ = 0;
+  std::uint64_t folded_ = 0;  // the peak kept by foldPeak
 };
 
 // The resident bytes of the libraries LD_PRELOAD names (the allocator under test), by their

@@ -31,6 +31,7 @@ struct Mapping {
 std::atomic_flag gLock = ATOMIC_FLAG_INIT;
 Mapping* gMaps = nullptr;  // itself a registered mapping once it exists
 std::size_t gMapCount = 0, gMapCapacity = 0;
+std::atomic<std::uint64_t> gMappingsMade{0};
 void* gFree[kClasses] = {};                     // free list per class (next pointer in block)
 unsigned char* gChunkCursor = nullptr;          // bump pointer in the current chunk
 unsigned char* gChunkEnd = nullptr;
@@ -48,6 +49,7 @@ std::size_t roundPages(std::size_t n) noexcept { return platform::pageAlignUp(n)
 void* mapRaw(std::size_t len) {
   void* p = platform::map(len);
   if (p == nullptr) throw std::bad_alloc();
+  gMappingsMade.fetch_add(1, std::memory_order_relaxed);
   return p;
 }
 
@@ -156,5 +158,7 @@ std::uint64_t ownResidentBytes() noexcept {
                         roundPages(gMapCapacity * sizeof(Mapping)));
   return total;
 }
+
+std::uint64_t ownMappingsMade() noexcept { return gMappingsMade.load(std::memory_order_relaxed); }
 
 }  // namespace strata::replay

@@ -20,6 +20,10 @@ void ownDeallocate(void* p, std::size_t bytes) noexcept;
 // taken out of the process's anonymous resident memory.
 std::uint64_t ownResidentBytes() noexcept;
 
+// How many mappings the replayer has made for itself so far: when it changed, its tables grew
+// (and, for a moment, held the old copy beside the new one).
+std::uint64_t ownMappingsMade() noexcept;
+
 // A std allocator over ownAllocate, for the engine's containers.
 template <class T>
 struct OwnAllocator {

@@ -12,7 +12,7 @@ namespace strata::replay {
 enum class OpKind : std::uint8_t {
   Malloc,
   Calloc,
-  Realloc,        // object = the new id, other = the old id (live, from the malloc family)
+  Realloc,        // object = the new slot, other = the old one (live, from the malloc family)
   Memalign,       // align = log2 of the alignment
   New,            // operator new (nothrow)
   NewAligned,     // operator new with std::align_val_t(1 << align)
@@ -27,8 +27,8 @@ enum class OpKind : std::uint8_t {
 // the alignment log2 and the kind.
 struct PlanOp {
   std::uint64_t word = 0;
-  std::uint32_t object = 0;  // the object created or freed
-  std::uint32_t other = 0;   // realloc: the old object
+  std::uint32_t object = 0;  // the slot of the object created or freed (plan.hpp)
+  std::uint32_t other = 0;   // realloc: the old object's slot
 
   static constexpr std::uint64_t kMaxSize = (std::uint64_t{1} << 48) - 1;
   static PlanOp make(OpKind k, std::uint32_t object, std::uint64_t size = 0,
@@ -42,9 +42,10 @@ struct PlanOp {
 };
 static_assert(sizeof(PlanOp) == 16);
 
-// The largest object id replay supports: object ids are 32-bit in a PlanOp, and the object
-// table (8 bytes an id) of a trace with more would not fit memory anyway.
-inline constexpr std::uint64_t kMaxReplayObjects = 0xffffffffu;
+// The most slots replay hands out (objects live at once, plan.hpp): slots are 32-bit in a
+// PlanOp, and the object table (8 bytes a slot) of a trace with more would not fit memory
+// anyway. The number of objects a trace makes over its length has no limit.
+inline constexpr std::uint64_t kMaxReplaySlots = 0xffffffffu;
 
 // One window of the plan: each replay thread's operations, in trace order, and where the
 // window leaves the trace.

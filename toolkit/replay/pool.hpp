@@ -17,16 +17,19 @@ class Pool {
   // Starts threads - 1 workers when active. The barrier is made in every mode: its state comes
   // from the allocator under test, before the start-up heap is measured, so every replay
   // starts from the same allocator state whatever its thread mode.
-  Pool(bool active, unsigned threads, const PlanWindow& w, RunFn run, void** table,
-       const std::uint64_t* sizes, ThreadCounts* counts)
+  Pool(bool active, unsigned threads, const PlanWindow& w, RunFn run, ThreadCounts* counts)
       : sync_(static_cast<std::ptrdiff_t>(active ? threads : 1)), w_(w), run_(run),
-        table_(table), sizes_(sizes), counts_(counts) {
+        counts_(counts) {
     if (active)
       for (unsigned t = 1; t < threads; ++t) workers_.emplace_back([this, t] { work(t); });
   }
 
-  // Replays the current window: replay thread 0's operations here, the others' on the workers.
-  void runWindow() {
+  // Replays the current window over the object table and sizes as they are now (they may
+  // move between windows, as they grow): replay thread 0's operations here, the others' on
+  // the workers, which read them after the barrier.
+  void runWindow(void** table, const std::uint64_t* sizes) {
+    table_ = table;
+    sizes_ = sizes;
     sync_.arrive_and_wait();
     replay(0);
     sync_.arrive_and_wait();
@@ -60,8 +63,8 @@ class Pool {
   std::vector<std::thread> workers_;
   const PlanWindow& w_;
   RunFn run_;
-  void** table_;
-  const std::uint64_t* sizes_;
+  void** table_ = nullptr;
+  const std::uint64_t* sizes_ = nullptr;
   ThreadCounts* counts_;
 };
 

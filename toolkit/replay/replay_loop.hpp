@@ -21,8 +21,9 @@
 
 namespace strata::replay::detail {
 
-// Object table value meaning "not created yet" in threaded replay (never a real pointer:
-// misaligned and in the last page).
+// Object table value meaning "no object in the slot yet" (never a real pointer: misaligned
+// and in the last page). Every slot holds it until its object is created, and again once the
+// object is freed, ready for the slot's next object (plan.hpp).
 inline void* const kPending = reinterpret_cast<void*>(~std::uintptr_t{0});
 inline constexpr unsigned char kFillByte = 0xA5;
 
@@ -152,6 +153,14 @@ class Loop {
     }
   }
 
+  // Empties the slot of an object freed (or moved by realloc), for the slot's next object. A
+  // plain store in threaded replay too: no other thread names the slot again in this window
+  // (plan.hpp), and the barrier between windows publishes it.
+  [[gnu::always_inline]] static void vacate(void** table, std::uint32_t id) noexcept {
+    if constexpr (kThreaded) __atomic_store_n(&table[id], kPending, __ATOMIC_RELAXED);
+    else table[id] = kPending;
+  }
+
   // The pointer of an existing object. Threaded: waits until its creator published it: spins
   // briefly, then marks the slot kWaited (compare-and-swap from kPending) and sleeps on a
   // futex on the slot's low 32 bits while it still holds kWaited. The creator's exchange sees
@@ -192,13 +201,14 @@ class Loop {
     return p;
   }
 
-  // The pointer of an object to free; nullptr when its allocation failed (nothing to free).
-  // --verify checks that it still holds what was written into it.
+  // The pointer of an object to free, its slot emptied; nullptr when its allocation failed
+  // (nothing to free). --verify checks that it still holds what was written into it.
   [[gnu::always_inline]] static void* toFree(void** table, const std::uint64_t* sizes,
                                              std::uint32_t id, ThreadCounts& c) noexcept {
     void* p = lookup(table, id);
     if constexpr (kVerify)
       if (p != nullptr && !checkPattern(p, id, sizes[id])) ++c.verifyErrors;
+    vacate(table, id);
     return p;
   }
 
@@ -210,6 +220,7 @@ class Loop {
                                                  void** table, const std::uint64_t* sizes,
                                                  ThreadCounts& c) noexcept {
     void* old = lookup(table, oldId);
+    vacate(table, oldId);
     if (old == nullptr) {
       publish(table, id, nullptr);
       touched = kWholeObject;

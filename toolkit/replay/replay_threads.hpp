@@ -48,8 +48,8 @@ struct alignas(64) ThreadSlot {
 struct Lifecycle {
   const PlanWindow* window = nullptr;
   RunFn run = nullptr;
-  void** table = nullptr;
-  const std::uint64_t* sizes = nullptr;
+  void** table = nullptr;                // set before each window (it may move as it grows)
+  const std::uint64_t* sizes = nullptr;  // the same
   ThreadCounts* counts = nullptr;  // by recorded thread
   ThreadSlot* slots = nullptr;     // by recorded thread
   std::uint32_t remaining = 0;     // futex word: participants still replaying the window

@@ -20,7 +20,7 @@
 namespace strata::replay {
 
 struct TouchEntry {
-  std::uint32_t object = 0;
+  std::uint64_t object = 0;  // the trace's id (not a slot)
   std::uint64_t touched = 0;  // bytes of the object the program touched
 };
 
@@ -46,8 +46,8 @@ TraceScan scanTrace(Source src) {
   trace::Event e;
   trace::ReadStatus s;
   while ((s = r.next(e)) == trace::ReadStatus::Event) {
-    if (e.op == trace::Op::Touch && e.object != trace::kNoObject && e.object <= 0xffffffffu)
-      scan.touches.push_back(TouchEntry{static_cast<std::uint32_t>(e.object), e.size});
+    if (e.op == trace::Op::Touch && e.object != trace::kNoObject)
+      scan.touches.push_back(TouchEntry{e.object, e.size});
     if (e.op == trace::Op::ThreadStart || e.op == trace::Op::ThreadEnd) scan.threadEvents = true;
     if (scan.threadIndexTooLarge) continue;
     if (e.thread >= kMaxLifecycleThreadIndex) {

@@ -65,7 +65,6 @@ void checkPlan(const std::string& bytes, std::uint64_t peak) {
       strata::replay::scanTrace(trace::MemorySource{d, bytes.size()});
   ASSERT_TRUE(scan.error.empty()) << scan.error;
   strata::replay::PlanDecoder<trace::MemorySource> dec(trace::MemorySource{d, bytes.size()},
-                                                       scan.totals.objects,
                                                        static_cast<unsigned>(scan.totals.threads),
                                                        &scan.touches, /*lifecycle=*/true);
   strata::replay::PlanWindow w;

@@ -44,11 +44,7 @@ struct Decoded {
   std::string error;
 };
 Decoded decodeAll(const Bytes& t, unsigned threads = 1) {
-  const auto events = trace::readTrace(t.data(), t.size());
-  std::uint64_t objects = 0;
-  for (const Event& e : events)
-    if (trace::opCreates(e.op) && e.object != trace::kNoObject) objects = e.object + 1;
-  PlanDecoder<trace::MemorySource> d(trace::MemorySource{t.data(), t.size()}, objects, threads);
+  PlanDecoder<trace::MemorySource> d(trace::MemorySource{t.data(), t.size()}, threads);
   Decoded r;
   d.decodeWindow(r.window, ~std::uint64_t{0}, 0);
   r.counts = d.counts();
@@ -160,16 +156,53 @@ TEST(ReplayPlan, NewDeleteFamiliesAndThreads) {
   EXPECT_EQ(describe(d.window.ops[1]), "New(0,24) NewAligned(1,64,a6) Delete(0) Free(2)");
 }
 
-TEST(ReplayPlan, ObjectsBeyondTheAnnouncedCountAreAnError) {
+// Operations name slots: a slot freed in one window holds a new object from the next window
+// on, never in the window that freed it (threads of a window may wait on a slot for its
+// object), and the live object in a slot keeps it.
+TEST(ReplayPlan, FreedSlotsAreReusedFromTheNextWindowOn) {
   TraceBuilder b;
-  b.malloc(1);
-  b.malloc(2);
+  const auto keep = b.malloc(8);  // slot 0, live throughout
+  const auto a = b.malloc(16);    // slot 1
+  b.free(a);
+  b.malloc(24);                   // same window: a new slot, 2
+  b.malloc(32);                   // next window: slot 1 again
+  b.free(keep);
+  b.malloc(40);                   // a window later: slot 0
   const Bytes t = b.finish();
-  PlanDecoder<trace::MemorySource> d(trace::MemorySource{t.data(), t.size()}, 1, 1);
+  PlanDecoder<trace::MemorySource> d(trace::MemorySource{t.data(), t.size()}, 1);
   PlanWindow w;
-  EXPECT_FALSE(d.decodeWindow(w, 100, 0));
-  EXPECT_TRUE(d.failed());
-  EXPECT_NE(d.errorMessage().find("beyond the 1 objects"), std::string::npos) << d.errorMessage();
+  std::vector<std::string> windows;
+  for (const std::uint64_t events : {4u, 2u, 1u})
+    if (d.decodeWindow(w, events, 0)) windows.push_back(describe(w.ops[0]));
+  ASSERT_FALSE(d.failed()) << d.errorMessage();
+  EXPECT_EQ(windows, (std::vector<std::string>{"Malloc(0,8) Malloc(1,16) Free(1) Malloc(2,24)",
+                                               "Malloc(1,32) Free(0)", "Malloc(0,40)"}));
+  EXPECT_EQ(d.slotCount(), 3u);
+  EXPECT_EQ(d.counts().objects, 5u);
+}
+
+// A long trace of a small live set needs as many slots as objects live at once plus a
+// window's frees, however many objects it makes.
+TEST(ReplayPlan, SlotsFollowTheLiveSetNotTheObjectsEverMade) {
+  TraceBuilder b(1 << 16);
+  std::vector<std::uint64_t> ring;
+  for (int i = 0; i < 200000; ++i) {
+    if (ring.size() == 50) {
+      b.free(ring[static_cast<std::size_t>(i) % 50]);
+      ring[static_cast<std::size_t>(i) % 50] = b.malloc(static_cast<std::uint64_t>(i % 300));
+    } else {
+      ring.push_back(b.malloc(static_cast<std::uint64_t>(i % 300)));
+    }
+  }
+  const Bytes t = b.finish();
+  PlanDecoder<trace::MemorySource> d(trace::MemorySource{t.data(), t.size()}, 1);
+  PlanWindow w;
+  while (d.decodeWindow(w, 1000, 0)) {
+  }
+  ASSERT_FALSE(d.failed()) << d.errorMessage();
+  EXPECT_EQ(d.counts().objects, 200000u);
+  EXPECT_EQ(d.counts().liveObjects, 50u);
+  EXPECT_LE(d.slotCount(), 50u + 1000u);  // live ones, and those a window freed
 }
 
 // A random trace: `threads` threads allocating with every entry point and freeing random live

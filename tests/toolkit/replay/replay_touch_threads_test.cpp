@@ -73,7 +73,7 @@ TEST(ReplayTouch, EveryCreatingCallWritesOnlyTheTouchedBytes) {
   // Decoded, the Touch comes just before the operation creating its object.
   const TraceScan scan = scanTrace(trace::MemorySource{t.data(), t.size()});
   ASSERT_EQ(scan.touches.size(), 4u);
-  PlanDecoder<trace::MemorySource> d(trace::MemorySource{t.data(), t.size()}, scan.totals.objects, 1,
+  PlanDecoder<trace::MemorySource> d(trace::MemorySource{t.data(), t.size()}, 1,
                                      &scan.touches);
   PlanWindow w;
   ASSERT_TRUE(d.decodeWindow(w, ~std::uint64_t{0}, 0));

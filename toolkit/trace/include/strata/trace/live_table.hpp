@@ -21,11 +21,8 @@ class LiveTable {
  public:
   // The value of `id`, or null when it is not in the table.
   V* find(std::uint64_t id) {
-    if (size_ == 0) return nullptr;
-    for (std::size_t i = home(id);; i = (i + 1) & mask_) {
-      if (keys_[i] == id) return &values_[i];
-      if (keys_[i] == kEmpty) return nullptr;
-    }
+    const std::size_t i = indexOf(id);
+    return i == kAbsent ? nullptr : &values_[i];
   }
   const V* find(std::uint64_t id) const { return const_cast<LiveTable*>(this)->find(id); }
 
@@ -43,22 +40,19 @@ class LiveTable {
 
   // Removes `id` if present; returns whether it was.
   bool erase(std::uint64_t id) {
-    if (size_ == 0) return false;
-    std::size_t i = home(id);
-    for (; keys_[i] != id; i = (i + 1) & mask_)
-      if (keys_[i] == kEmpty) return false;
-    // Backward shift: each later entry of the run whose home is not between the hole and it
-    // moves into the hole, so every remaining key stays reachable from its home.
-    for (std::size_t j = (i + 1) & mask_; keys_[j] != kEmpty; j = (j + 1) & mask_) {
-      const std::size_t h = home(keys_[j]);
-      if (((j - h) & mask_) >= ((j - i) & mask_)) {
-        keys_[i] = keys_[j];
-        values_[i] = std::move(values_[j]);
-        i = j;
-      }
-    }
-    keys_[i] = kEmpty;
-    --size_;
+    const std::size_t i = indexOf(id);
+    if (i == kAbsent) return false;
+    eraseAt(i);
+    return true;
+  }
+
+  // Removes `id` if present and moves its value into out (one probe where find and erase
+  // take two); returns whether it was.
+  bool take(std::uint64_t id, V& out) {
+    const std::size_t i = indexOf(id);
+    if (i == kAbsent) return false;
+    out = std::move(values_[i]);
+    eraseAt(i);
     return true;
   }
 
@@ -69,6 +63,32 @@ class LiveTable {
   static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
 
  private:
+  static constexpr std::size_t kAbsent = ~std::size_t{0};
+
+  // The index holding `id`, or kAbsent.
+  std::size_t indexOf(std::uint64_t id) const {
+    if (size_ == 0) return kAbsent;
+    for (std::size_t i = home(id);; i = (i + 1) & mask_) {
+      if (keys_[i] == id) return i;
+      if (keys_[i] == kEmpty) return kAbsent;
+    }
+  }
+
+  // Empties index i. Backward shift: each later entry of the run whose home is not between
+  // the hole and it moves into the hole, so every remaining key stays reachable from its home.
+  void eraseAt(std::size_t i) {
+    for (std::size_t j = (i + 1) & mask_; keys_[j] != kEmpty; j = (j + 1) & mask_) {
+      const std::size_t h = home(keys_[j]);
+      if (((j - h) & mask_) >= ((j - i) & mask_)) {
+        keys_[i] = keys_[j];
+        values_[i] = std::move(values_[j]);
+        i = j;
+      }
+    }
+    keys_[i] = kEmpty;
+    --size_;
+  }
+
   // Fibonacci hashing spreads the dense, increasing ids over the table.
   std::size_t home(std::uint64_t id) const {
     return static_cast<std::size_t>((id * 0x9E3779B97F4A7C15ull) >> shift_) & mask_;
