@@ -43,10 +43,42 @@ class LiveTable {
 
   // Removes `id` if present; returns whether it was.
   bool erase(std::uint64_t id) {
-    if (size_ == 0) return false;
-    std::size_t i = home(id);
-    for (; keys_[i] != id; i = (i + 1) & mask_)
-      if (keys_[i] == kEmpty) return false;
+    const std::size_t i = slotOf(id);
+    if (i == kNone) return false;
+    eraseAt(i);
+    return true;
+  }
+
+  // Moves the value of `id` to `out` and removes it (find and erase in one probe); false,
+  // leaving `out` alone, when `id` is not in the table.
+  bool take(std::uint64_t id, V& out) {
+    const std::size_t i = slotOf(id);
+    if (i == kNone) return false;
+    out = std::move(values_[i]);
+    eraseAt(i);
+    return true;
+  }
+
+  std::size_t size() const { return size_; }
+  // Bytes the table holds (for the bound the tests check).
+  std::size_t capacityBytes() const { return keys_.size() * (sizeof(std::uint64_t) + sizeof(V)); }
+
+  static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
+
+ private:
+  static constexpr std::size_t kNone = ~std::size_t{0};
+
+  // The slot holding `id`, or kNone.
+  std::size_t slotOf(std::uint64_t id) const {
+    if (size_ == 0) return kNone;
+    for (std::size_t i = home(id);; i = (i + 1) & mask_) {
+      if (keys_[i] == id) return i;
+      if (keys_[i] == kEmpty) return kNone;
+    }
+  }
+
+  // Empties slot i.
+  void eraseAt(std::size_t i) {
     // Backward shift: each later entry of the run whose home is not between the hole and it
     // moves into the hole, so every remaining key stays reachable from its home.
     for (std::size_t j = (i + 1) & mask_; keys_[j] != kEmpty; j = (j + 1) & mask_) {
@@ -59,16 +91,8 @@ class LiveTable {
     }
     keys_[i] = kEmpty;
     --size_;
-    return true;
   }
 
-  std::size_t size() const { return size_; }
-  // Bytes the table holds (for the bound the tests check).
-  std::size_t capacityBytes() const { return keys_.size() * (sizeof(std::uint64_t) + sizeof(V)); }
-
-  static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
-
- private:
   // Fibonacci hashing spreads the dense, increasing ids over the table.
   std::size_t home(std::uint64_t id) const {
     return static_cast<std::size_t>((id * 0x9E3779B97F4A7C15ull) >> shift_) & mask_;
