@@ -38,7 +38,8 @@ endif()
 if(TARGET strata_cli AND TARGET strata_record)
   set(strata_rec_dir ${CMAKE_CURRENT_LIST_DIR})
   strata_gtest(record_test ${strata_rec_dir}/record_test.cpp ${strata_rec_dir}/record_exit_test.cpp
-                          ${strata_rec_dir}/record_touched_pages_test.cpp)
+                          ${strata_rec_dir}/record_touched_pages_test.cpp
+                          ${strata_rec_dir}/record_compression_test.cpp)
   target_link_libraries(record_test PRIVATE strata::strata strata_trace_zstd strata_protocol)
   target_compile_definitions(record_test PRIVATE
     STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>")
