@@ -6,6 +6,7 @@
 // ~5 bytes of varints; per chunk: one read and one CRC pass, and for a compressed chunk one
 // zstd decompression (compiled in with STRATA_TRACE_ZSTD: compression.hpp).
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -160,7 +161,7 @@ class TraceReader {
     if (len > kMaxChunkPayload)
       return fail(ErrorKind::ChunkTooLarge, chunkOffset_,
                   "payload length " + std::to_string(len));
-    payload_.resize(len);
+    setSize(payload_, len);
     const std::ptrdiff_t pgot = readFully(payload_.data(), len);
     if (pgot < 0) return fail(ErrorKind::ReadFailed, chunkOffset_, "reading a chunk payload");
     if (static_cast<std::size_t>(pgot) < len)
@@ -209,7 +210,7 @@ class TraceReader {
       return fail(ErrorKind::ChunkTooLarge, chunkOffset_,
                   "decompressed length " + std::to_string(raw));
 #if defined(STRATA_TRACE_ZSTD)
-    raw_.resize(raw);
+    setSize(raw_, raw);
     std::size_t got = 0;
     const char* why =
         zstd_.decompress(p_ + kCompressedPrefix, len - kCompressedPrefix, raw_.data(), raw, got);
@@ -225,6 +226,18 @@ class TraceReader {
                 "a compressed event chunk, and this reader was built without zstd "
                 "(STRATA_TRACE_ZSTD, the CMake target strata::trace_zstd)");
 #endif
+  }
+
+  // Makes `buffer` n bytes long, its old contents dropped: a larger buffer is allocated only
+  // after the old one is freed, so the two are never resident at once (a replayer's peak
+  // memory would count both).
+  static void setSize(std::vector<unsigned char, Alloc>& buffer, std::size_t n) {
+    if (n > buffer.capacity()) {
+      buffer.clear();
+      buffer.shrink_to_fit();
+      buffer.reserve(std::max(n, std::min(kMaxChunkPayload, n + n / 8)));  // room to vary
+    }
+    buffer.resize(n);
   }
 
   bool readTrailer(std::uint32_t count) {
