@@ -124,6 +124,8 @@ class Accumulator {
   // Counts a thread the first time it is seen: a bitmap for the usual small indices, a set
   // for large ones (an index may be up to 2^32 - 1, too many for a bitmap).
   void countThread(std::uint32_t thread) {
+    if (thread == lastThread_) return;  // most events are on the thread of the one before
+    lastThread_ = thread;
     constexpr std::uint32_t kBitmapThreads = 1u << 16;
     bool fresh;
     if (thread < kBitmapThreads) {
@@ -199,6 +201,7 @@ class Accumulator {
   trace::LiveTable<Slot> slots_;
   std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> members_;  // reap -> ids in it
   std::vector<bool> seenThread_;
+  std::uint64_t lastThread_ = ~std::uint64_t{0};  // the last thread counted (none: no index is this)
   std::unordered_set<std::uint32_t> seenHighThreads_;
   std::uint64_t liveBytes_ = 0;
   std::uint64_t liveObjects_ = 0;
