@@ -23,8 +23,8 @@
 
 namespace strata::trace {
 
-// The zstd level a writer compresses at unless told otherwise: cheap enough for a recorder
-// (zstd's fastest strategy) and within a few percent of level 3's ratio on event chunks.
+// The zstd level the toolkit's writers compress at: zstd's fastest strategy, so that
+// compressing stays a small part of what recording costs.
 inline constexpr int kDefaultCompressionLevel = 1;
 
 // A zstd compression context on memory the caller supplies (workspaceSize(level) bytes,
