@@ -1,6 +1,7 @@
 // LiveTable (strata/trace/live_table.hpp): randomised against std::unordered_map over
 // long runs of births and deaths, dense increasing ids as a trace gives them, with lookups of
 // dead and never-seen ids; and its memory follows the live count, not the ids ever inserted.
+// links: strata_trace
 #include <gtest/gtest.h>
 
 #include <cstdint>
