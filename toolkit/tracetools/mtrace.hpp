@@ -15,6 +15,8 @@
 #include <istream>
 #include <string>
 
+#include "tracetools/trace_file.hpp"
+
 
 namespace strata::tracetools {
 
