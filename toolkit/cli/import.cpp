@@ -70,8 +70,8 @@ const std::string kHelp = [] {
 }();
 
 // Converts a heaptrack recording; prints what it did and its warnings.
-int importHeaptrack(const std::string& input, const std::string& output,
-                    tt::ChunkCompression compression) {
+int convertHeaptrack(const std::string& input, const std::string& output,
+                     tt::ChunkCompression compression) {
   const tt::HeaptrackImportResult r = tt::importHeaptrack(input, output, compression);
   for (const std::string& w : r.warnings)
     std::fprintf(stderr, "strata import: warning: %s\n", w.c_str());
@@ -114,7 +114,7 @@ int runImport(std::span<char* const> args) {
   if (input == "-") input = "/dev/stdin";
   const tt::ChunkCompression compression =
       f.noCompress ? tt::ChunkCompression::No : tt::ChunkCompression::Yes;
-  if (from == "heaptrack") return importHeaptrack(input, output, compression);
+  if (from == "heaptrack") return convertHeaptrack(input, output, compression);
   const tt::MtraceImportResult r = tt::importMtrace(input, output, compression);
   if (r.unknownFrees != 0)
     std::fprintf(stderr, "strata import: warning: %s: skipped %llu free(s) of addresses not "
