@@ -8,7 +8,6 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "strata/trace/compression.hpp"
 #include "support/error.hpp"
 
 namespace strata::tracetools {

@@ -9,11 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "strata/trace/compression.hpp"
 #include "strata/trace/writer.hpp"
-
-namespace strata::trace {
-class ZstdCompressor;  // strata/trace/compression.hpp
-}
 
 namespace strata::tracetools {
 
