@@ -1,5 +1,6 @@
-// `strata generate NAME [--seed N] [--size X] -o FILE` and `strata generate --list`: writes
-// one of the bundled workloads (tracetools/workloads.hpp, docs/toolkit/workloads.md) as a trace.
+// `strata generate NAME [--seed N] [--size X] [--no-compress] -o FILE` and `strata generate
+// --list`: writes one of the bundled workloads (tracetools/workloads.hpp,
+// docs/toolkit/workloads.md) as a trace.
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -22,7 +23,7 @@ namespace {
 namespace tt = strata::tracetools;
 
 constexpr std::string_view kAbout =
-    "usage: strata generate NAME [--seed N] [--size X] -o FILE\n"
+    "usage: strata generate NAME [--seed N] [--size X] [--no-compress] -o FILE\n"
     "       strata generate --list\n"
     "\n"
     "Writes the bundled workload NAME as a trace FILE: a deterministic generator (the same\n"
@@ -39,6 +40,7 @@ constexpr std::string_view kNotes =
 // What the command line said; the numbers are checked once the NAME is known.
 struct GenerateOptions {
   bool list = false;
+  bool noCompress = false;
   std::string output, seedText = "1", sizeText = "1";
 };
 
@@ -51,6 +53,10 @@ std::vector<support::Option> optionTable(GenerateOptions& o) {
        .help = "about X million events, in (0, 1000] (default 1); the workload's\n"
                "live memory scales with it",
        .bind = o.sizeText, .needs = "a number"},
+      {.name = "--no-compress",
+       .help = "write plain event chunks (format version 2) rather than zstd-compressed\n"
+               "ones (version 3)",
+       .bind = o.noCompress},
       {.name = "--output", .shortName = "-o", .value = "FILE", .help = "the trace to write (required)",
        .bind = o.output, .needs = "a FILE"},
   };
@@ -102,7 +108,8 @@ int runGenerate(std::span<char* const> args) {
   const std::uint64_t seed = *seedValue;
   const double size = *sizeValue;
   if (output.empty()) throw support::UsageError("missing -o FILE");
-  const std::uint64_t events = tt::generateWorkloadEvents(name, seed, size, output);
+  const std::uint64_t events = tt::generateWorkloadEvents(
+      name, seed, size, output, o.noCompress ? tt::ChunkCompression::No : tt::ChunkCompression::Yes);
   std::fprintf(stderr, "strata generate: wrote %s: workload %s, seed %llu, size %g, %llu events\n",
                output.c_str(), name.c_str(), static_cast<unsigned long long>(seed), size,
                static_cast<unsigned long long>(events));

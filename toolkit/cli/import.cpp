@@ -19,7 +19,7 @@ namespace {
 namespace tt = strata::tracetools;
 
 constexpr std::string_view kAbout =
-    "usage: strata import --from mtrace|heaptrack FILE -o TRACE\n"
+    "usage: strata import --from mtrace|heaptrack FILE [--no-compress] -o TRACE\n"
     "\n"
     "--from mtrace: converts FILE, the text glibc's mtrace() writes to $MALLOC_TRACE, into the\n"
     "Strata trace\n"
@@ -48,6 +48,7 @@ constexpr std::string_view kNotes =
 // The format and the file to write, as the command line gave them.
 struct Formats {
   std::string from, output;
+  bool noCompress = false;
 };
 
 std::vector<support::Option> optionTable(Formats& f) {
@@ -56,6 +57,10 @@ std::vector<support::Option> optionTable(Formats& f) {
        .bind = f.from},
       {.name = "--output", .shortName = "-o", .value = "TRACE",
        .help = "the trace to write (required)", .bind = f.output},
+      {.name = "--no-compress",
+       .help = "plain event chunks (format version 2), not zstd-compressed\n"
+               "ones (version 3)",
+       .bind = f.noCompress},
   };
 }
 
@@ -65,8 +70,9 @@ const std::string kHelp = [] {
 }();
 
 // Converts a heaptrack recording; prints what it did and its warnings.
-int importHeaptrack(const std::string& input, const std::string& output) {
-  const tt::HeaptrackImportResult r = tt::importHeaptrack(input, output);
+int convertHeaptrack(const std::string& input, const std::string& output,
+                     tt::ChunkCompression compression) {
+  const tt::HeaptrackImportResult r = tt::importHeaptrack(input, output, compression);
   for (const std::string& w : r.warnings)
     std::fprintf(stderr, "strata import: warning: %s\n", w.c_str());
   if (r.unknownFrees != 0)
@@ -106,8 +112,10 @@ int runImport(std::span<char* const> args) {
   if (input.empty()) throw support::UsageError("missing the input FILE");
   if (output.empty()) throw support::UsageError("missing -o TRACE");
   if (input == "-") input = "/dev/stdin";
-  if (from == "heaptrack") return importHeaptrack(input, output);
-  const tt::MtraceImportResult r = tt::importMtrace(input, output);
+  const tt::ChunkCompression compression =
+      f.noCompress ? tt::ChunkCompression::No : tt::ChunkCompression::Yes;
+  if (from == "heaptrack") return convertHeaptrack(input, output, compression);
+  const tt::MtraceImportResult r = tt::importMtrace(input, output, compression);
   if (r.unknownFrees != 0)
     std::fprintf(stderr, "strata import: warning: %s: skipped %llu free(s) of addresses not "
                  "allocated while tracing\n", input.c_str(),

@@ -21,7 +21,7 @@ namespace env = protocol::env;
 
 constexpr std::string_view kUsage =
     "usage: strata record [-o FILE] [--clock tsc|fine|coarse] [--touch-min SIZE|off]\n"
-    "                     [--touch-all] [--sites] -- COMMAND [ARGS...]\n"
+    "                     [--touch-all] [--sites] [--no-compress] -- COMMAND [ARGS...]\n"
     "\n"
     "Runs COMMAND with Strata's recorder preloaded and writes every malloc, calloc, realloc,\n"
     "free, aligned allocation and operator new/delete it makes (and its reap/region calls when\n"
@@ -92,6 +92,10 @@ std::vector<support::Option> optionTable(record::RecordRequest& r) {
                "the loaded objects, for `strata stats --sites`. Walking the\n"
                "stack makes each allocation much slower (docs/toolkit/recording.md)",
        .bind = s.sites},
+      {.name = "--no-compress",
+       .help = "write plain event chunks (trace format version 2) rather than\n"
+               "zstd-compressed ones (version 3)",
+       .bind = s.plain},
   };
 }
 

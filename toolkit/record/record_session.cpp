@@ -72,6 +72,7 @@ std::vector<std::string> recorderEnvironment(const std::string& file,
   if (!settings.touchMin.empty()) out.push_back(entry(env::kTouchMin, settings.touchMin));
   if (settings.touchAll) out.push_back(entry(env::kTouchAll, env::kOn));
   if (settings.drag) out.push_back(entry(env::kDrag, env::kOn));
+  if (settings.plain) out.push_back(entry(env::kPlain, env::kOn));
   return out;
 }
 

@@ -20,6 +20,7 @@ struct RecordSettings {
   bool touchAll = false;
   bool sites = false;
   bool drag = false;     // tell the drag tool where objects live (`strata drag`)
+  bool plain = false;    // plain event chunks (format version 2), not compressed ones
 };
 
 // The NAME=VALUE entries that make the recorder write `file` as `settings` say.

@@ -43,8 +43,8 @@ struct LiveQueue {
 
 class Importer {
  public:
-  Importer(const std::string& inName, const std::string& outPath)
-      : name_(inName), out_(outPath, WithSites::Yes) {}
+  Importer(const std::string& inName, const std::string& outPath, ChunkCompression compression)
+      : name_(inName), out_(outPath, WithSites::Yes, compression) {}
 
   void line(std::string_view text, std::uint64_t lineNo) {
     ++result_.lines;
@@ -290,19 +290,20 @@ class Importer {
 }  // namespace
 
 HeaptrackImportResult importHeaptrack(std::istream& in, const std::string& inName,
-                                      const std::string& outPath) {
+                                      const std::string& outPath, ChunkCompression compression) {
   CompressedInput input(in, inName);
-  Importer imp(inName, outPath);
+  Importer imp(inName, outPath, compression);
   std::string text;
   std::uint64_t lineNo = 0;
   while (input.getLine(text)) imp.line(text, ++lineNo);
   return imp.finish();
 }
 
-HeaptrackImportResult importHeaptrack(const std::string& inPath, const std::string& outPath) {
+HeaptrackImportResult importHeaptrack(const std::string& inPath, const std::string& outPath,
+                                      ChunkCompression compression) {
   std::ifstream in(inPath, std::ios::binary);
   if (!in) throw support::Error(inPath + ": cannot open: " + std::strerror(errno));
-  return importHeaptrack(in, inPath, outPath);
+  return importHeaptrack(in, inPath, outPath, compression);
 }
 
 }  // namespace strata::tracetools

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "tracetools/trace_file.hpp"
+
 
 namespace strata::tracetools {
 
@@ -35,8 +37,10 @@ struct HeaptrackImportResult {
 // raw recording (`heaptrack --raw`), "INNAME: ..." for corrupt compressed data or an empty
 // input, and "OUTPATH: ..." when the trace cannot be written.
 HeaptrackImportResult importHeaptrack(std::istream& in, const std::string& inName,
-                                      const std::string& outPath);
+                                      const std::string& outPath,
+                                      ChunkCompression compression = ChunkCompression::Yes);
 // The same, reading the file at `inPath`.
-HeaptrackImportResult importHeaptrack(const std::string& inPath, const std::string& outPath);
+HeaptrackImportResult importHeaptrack(const std::string& inPath, const std::string& outPath,
+                                      ChunkCompression compression = ChunkCompression::Yes);
 
 }  // namespace strata::tracetools

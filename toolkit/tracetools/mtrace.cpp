@@ -91,8 +91,8 @@ std::string parseLine(std::string_view text, Line& out) {
 // Converts the mtrace lines to events, keeping the live address -> id map.
 class Importer {
  public:
-  Importer(const std::string& inName, const std::string& outPath)
-      : name_(inName), out_(outPath) {}
+  Importer(const std::string& inName, const std::string& outPath, ChunkCompression compression)
+      : name_(inName), out_(outPath, WithSites::No, compression) {}
 
   // Handles one line (number `lineNo`, without its newline).
   void line(std::string_view text, std::uint64_t lineNo) {
@@ -220,8 +220,8 @@ class Importer {
 }  // namespace
 
 MtraceImportResult importMtrace(std::istream& in, const std::string& inName,
-                                const std::string& outPath) {
-  Importer imp(inName, outPath);
+                                const std::string& outPath, ChunkCompression compression) {
+  Importer imp(inName, outPath, compression);
   std::string text;
   std::uint64_t lineNo = 0;
   while (std::getline(in, text)) imp.line(text, ++lineNo);
@@ -229,10 +229,11 @@ MtraceImportResult importMtrace(std::istream& in, const std::string& inName,
   return imp.finish(lineNo);
 }
 
-MtraceImportResult importMtrace(const std::string& inPath, const std::string& outPath) {
+MtraceImportResult importMtrace(const std::string& inPath, const std::string& outPath,
+                                ChunkCompression compression) {
   std::ifstream in(inPath, std::ios::binary);
   if (!in) throw support::Error(inPath + ": cannot open: " + std::strerror(errno));
-  return importMtrace(in, inPath, outPath);
+  return importMtrace(in, inPath, outPath, compression);
 }
 
 }  // namespace strata::tracetools

@@ -15,6 +15,8 @@
 #include <istream>
 #include <string>
 
+#include "tracetools/trace_file.hpp"
+
 
 namespace strata::tracetools {
 
@@ -33,9 +35,11 @@ struct MtraceImportResult {
 // has neither), a "<"/">" pair becomes one realloc event. Throws support::Error
 // "INNAME:LINE: ..." for a malformed line and "OUTPATH: ..." when the trace cannot be written.
 MtraceImportResult importMtrace(std::istream& in, const std::string& inName,
-                                const std::string& outPath);
+                                const std::string& outPath,
+                                ChunkCompression compression = ChunkCompression::Yes);
 // The same, reading the file at `inPath`.
-MtraceImportResult importMtrace(const std::string& inPath, const std::string& outPath);
+MtraceImportResult importMtrace(const std::string& inPath, const std::string& outPath,
+                                ChunkCompression compression = ChunkCompression::Yes);
 
 // What an export did.
 struct MtraceExportResult {

@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "strata/trace/parallel_reader.hpp"
 #include "strata/trace/reader.hpp"
 #include "tracetools/trace_error.hpp"
 
@@ -180,10 +181,10 @@ class Exporter {
 MtraceExportResult exportMtrace(const std::string& tracePath, const std::string& outPath) {
   const int fd = ::open(tracePath.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw support::Error(tracePath + ": cannot open: " + std::strerror(errno));
-  trace::TraceReader<trace::FdSource> reader(trace::FdSource{fd});
   MtraceExportResult result;
   try {
     TextOut out(outPath);
+    trace::ParallelReader<trace::FdSource> reader(trace::FdSource{fd});  // decodes on a 2nd core
     Exporter ex(out.get());
     std::fputs("= Start\n", out.get());
     Event e;

@@ -22,17 +22,28 @@ int openForWriting(const std::string& path) {
 
 }  // namespace
 
-TraceFile::TraceFile(const std::string& path, WithSites sites)
+TraceFile::TraceFile(const std::string& path, WithSites sites, ChunkCompression compression)
     : path_(path), fd_(openForWriting(path)), buffer_(std::size_t{1} << 20),
       siteBuffer_(sites == WithSites::Yes ? std::size_t{1} << 20 : 0),
       writer_(buffer_.data(), buffer_.size(), trace::FdSink{fd_},
               trace::SiteBuffer{siteBuffer_.empty() ? nullptr : siteBuffer_.data(),
-                                siteBuffer_.size()}) {
+                                siteBuffer_.size()},
+              compressor(compression)) {
   if (!writer_.ok()) {
     const int err = errno;
     ::close(fd_);
     throw support::Error(path_ + ": cannot write: " + std::strerror(err));
   }
+}
+
+trace::ChunkCompressor TraceFile::compressor(ChunkCompression compression) {
+  if (compression == ChunkCompression::No) return {};
+  const std::size_t size = trace::ZstdCompressor::workspaceSize(trace::kDefaultCompressionLevel);
+  zstdWorkspace_.resize((size + 7) / 8);
+  zstd_ = std::make_unique<trace::ZstdCompressor>(zstdWorkspace_.data(), size,
+                                                  trace::kDefaultCompressionLevel);
+  packed_.resize(buffer_.size());
+  return zstd_->chunkCompressor(packed_.data(), packed_.size());
 }
 
 TraceFile::~TraceFile() {

@@ -1,24 +1,30 @@
 // TraceFile: a trace being written to a file, for the tools that make traces (the workload
 // generators, mtrace and heaptrack import): TraceWriter<FdSink> with a 1 MiB chunk buffer (and,
-// for a trace with allocation sites, a 1 MiB site buffer), and errors turned into exceptions
-// that name the file.
+// for a trace with allocation sites, a 1 MiB site buffer), its event chunks compressed with
+// zstd unless told not to (format version 3; plain ones are version 2), and errors turned into
+// exceptions that name the file.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "strata/trace/compression.hpp"
 #include "strata/trace/writer.hpp"
 
 namespace strata::tracetools {
 
 // Whether a trace has allocation sites (docs/toolkit/trace-format.md, "Allocation sites").
 enum class WithSites : bool { No, Yes };
+// Whether its event chunks are compressed (trace-format.md, "Compressed event chunk").
+enum class ChunkCompression : bool { No, Yes };
 
 class TraceFile {
  public:
   // Creates (or truncates) `path` and writes the file header. Throws support::Error
   // "PATH: cannot create: REASON" when it cannot.
-  explicit TraceFile(const std::string& path, WithSites sites = WithSites::No);
+  explicit TraceFile(const std::string& path, WithSites sites = WithSites::No,
+                     ChunkCompression compression = ChunkCompression::Yes);
   ~TraceFile();
   TraceFile(const TraceFile&) = delete;
   TraceFile& operator=(const TraceFile&) = delete;
@@ -44,11 +50,16 @@ class TraceFile {
 
  private:
   [[noreturn]] void fail() const;
+  // The writer's compressor: none when `compression` is No.
+  trace::ChunkCompressor compressor(ChunkCompression compression);
 
   std::string path_;
   int fd_;
   std::vector<unsigned char> buffer_;
   std::vector<unsigned char> siteBuffer_;
+  std::vector<std::uint64_t> zstdWorkspace_;  // 8-byte aligned, as zstd's static context wants
+  std::vector<unsigned char> packed_;         // one compressed chunk
+  std::unique_ptr<trace::ZstdCompressor> zstd_;
   trace::TraceWriter<trace::FdSink> writer_;
 };
 

@@ -81,7 +81,8 @@ std::uint64_t streamSeed(std::string_view name, std::uint64_t seed) {
 // path when the file cannot be created or written.
 class Emitter {
  public:
-  Emitter(const std::string& path, std::uint64_t seed) : file_(path), clock_(seed) {}
+  Emitter(const std::string& path, std::uint64_t seed, ChunkCompression compression)
+      : file_(path, WithSites::No, compression), clock_(seed) {}
 
   // An allocation of `size` bytes by `op` (malloc, calloc, new) on `thread`; returns its id.
   std::uint64_t alloc(std::uint32_t thread, std::uint64_t size, Op op = Op::Malloc) {
@@ -394,7 +395,7 @@ const WorkloadInfo* findWorkload(std::string_view name) {
 }
 
 std::uint64_t generateWorkloadEvents(std::string_view name, std::uint64_t seed, double size,
-                                     const std::string& path) {
+                                     const std::string& path, ChunkCompression compression) {
   const WorkloadInfo* info = findWorkload(name);
   if (info == nullptr) {
     std::string known;
@@ -405,7 +406,7 @@ std::uint64_t generateWorkloadEvents(std::string_view name, std::uint64_t seed, 
     throw support::UsageError("workload size must be above 0 and at most 1000");
   const auto target = std::max<std::uint64_t>(1000, static_cast<std::uint64_t>(std::llround(size * 1e6)));
   Rng rng(streamSeed(name, seed));
-  Emitter em(path, rng.next());
+  Emitter em(path, rng.next(), compression);
   if (name == "web-proxy") webProxy(em, rng, size, target);
   else if (name == "editor") editor(em, rng, target);
   else if (name == "steady") steady(em, rng, target);
@@ -416,8 +417,8 @@ std::uint64_t generateWorkloadEvents(std::string_view name, std::uint64_t seed, 
 }
 
 void generateWorkload(std::string_view name, std::uint64_t seed, double size,
-                      const std::string& path) {
-  generateWorkloadEvents(name, seed, size, path);
+                      const std::string& path, ChunkCompression compression) {
+  generateWorkloadEvents(name, seed, size, path, compression);
 }
 
 }  // namespace strata::tracetools

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "tracetools/trace_file.hpp"
 
 namespace strata::tracetools {
 
@@ -28,14 +29,16 @@ const WorkloadInfo* findWorkload(std::string_view name);
 
 // Writes the named workload's trace to `path`. `size` scales the run: about `size` million
 // events (1 is the default; fractions allowed for tests). The same name, seed and size give a
-// byte-identical file. Throws support::Error (naming the path) when it cannot write.
+// byte-identical file (its event chunks compressed unless `compression` is No). Throws
+// support::Error (naming the path) when it cannot write.
 void generateWorkload(std::string_view name, std::uint64_t seed, double size,
-                      const std::string& path);
+                      const std::string& path, ChunkCompression compression = ChunkCompression::Yes);
 
 // The same, returning the number of events written (for `strata generate`'s summary). Throws
 // support::UsageError for an unknown name (the message lists the known ones) or a size
 // outside (0, 1000].
 std::uint64_t generateWorkloadEvents(std::string_view name, std::uint64_t seed, double size,
-                                     const std::string& path);
+                                     const std::string& path,
+                                     ChunkCompression compression = ChunkCompression::Yes);
 
 }  // namespace strata::tracetools

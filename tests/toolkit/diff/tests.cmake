@@ -4,7 +4,7 @@
 # --sites` and compared with `strata compare`.
 if(TARGET strata_diff)
   strata_gtest(diff_model_test ${CMAKE_CURRENT_LIST_DIR}/diff_model_test.cpp TIMEOUT 120)
-  target_link_libraries(diff_model_test PRIVATE strata_diff strata_trace)
+  target_link_libraries(diff_model_test PRIVATE strata_diff strata_trace_zstd)
 endif()
 
 if(TARGET strata_cli)
@@ -17,7 +17,7 @@ if(TARGET strata_cli)
   target_compile_definitions(diff_cli_test PRIVATE
     STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>"
     STRATA_TEST_PRELOAD=${strata_diff_preload})
-  target_link_libraries(diff_cli_test PRIVATE strata_support strata_trace)
+  target_link_libraries(diff_cli_test PRIVATE strata_support strata_trace_zstd)
   add_dependencies(diff_cli_test strata_cli)
   # What the real pairs use: the recorder, the replayer and the allocators.
   foreach(strata_diff_dep strata_replayer strata_probe strata_record strata_malloc)

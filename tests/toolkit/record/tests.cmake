@@ -38,8 +38,9 @@ endif()
 if(TARGET strata_cli AND TARGET strata_record)
   set(strata_rec_dir ${CMAKE_CURRENT_LIST_DIR})
   strata_gtest(record_test ${strata_rec_dir}/record_test.cpp ${strata_rec_dir}/record_exit_test.cpp
-                          ${strata_rec_dir}/record_touched_pages_test.cpp)
-  target_link_libraries(record_test PRIVATE strata::strata strata_trace strata_protocol)
+                          ${strata_rec_dir}/record_touched_pages_test.cpp
+                          ${strata_rec_dir}/record_compression_test.cpp)
+  target_link_libraries(record_test PRIVATE strata::strata strata_trace_zstd strata_protocol)
   target_compile_definitions(record_test PRIVATE
     STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>")
   add_dependencies(record_test strata_cli strata_record)
@@ -76,7 +77,7 @@ if(TARGET strata_cli AND TARGET strata_record)
   # call stays on its line and none becomes a tail call.
   if(NOT STRATA_SANITIZE)
     strata_gtest(record_sites_test ${strata_rec_dir}/record_sites_test.cpp)
-    target_link_libraries(record_sites_test PRIVATE strata::strata strata_trace)
+    target_link_libraries(record_sites_test PRIVATE strata::strata strata_trace_zstd)
     add_dependencies(record_sites_test strata_cli strata_record record_sites_plugin)
     # `strata compare` (one test) replays on glibc: the replayer and the probe.
     foreach(dep strata_replayer strata_probe)

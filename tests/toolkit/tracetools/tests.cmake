@@ -42,7 +42,7 @@ add_dependencies(tracetools_test mtrace_program)
 add_executable(sites_program ${CMAKE_CURRENT_LIST_DIR}/sites_program.cpp)
 target_compile_options(sites_program PRIVATE -O0 -g)
 strata_warnings(sites_program)
-target_link_libraries(sites_program PRIVATE strata::strata strata_trace)
+target_link_libraries(sites_program PRIVATE strata::strata strata_trace_zstd)
 
 # heaptrack_program: the known sequence heaptrack records in the heaptrack import tests
 # (heaptrack_cli_test runs the installed heaptrack on it; data/ holds a recording made so).
@@ -65,7 +65,7 @@ if(TARGET strata_cli)
     STRATA_HEAPTRACK_DATA="${CMAKE_CURRENT_LIST_DIR}/data")
   add_dependencies(tracetools_cli_test sites_program heaptrack_program)
   target_include_directories(tracetools_cli_test PRIVATE ${CMAKE_CURRENT_LIST_DIR})
-  target_link_libraries(tracetools_cli_test PRIVATE strata::strata strata_trace)
+  target_link_libraries(tracetools_cli_test PRIVATE strata::strata strata_trace_zstd)
   add_dependencies(tracetools_cli_test strata_cli)
 endif()
 
@@ -85,7 +85,7 @@ if(TARGET strata_cli AND NOT STRATA_SANITIZE)
   target_compile_definitions(sites_folder_test PRIVATE STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>"
     STRATA_HEAPTRACK_PROGRAM="$<TARGET_FILE:heaptrack_program>")
   target_include_directories(sites_folder_test PRIVATE ${CMAKE_CURRENT_LIST_DIR})
-  target_link_libraries(sites_folder_test PRIVATE strata::strata strata_trace strata_support)
+  target_link_libraries(sites_folder_test PRIVATE strata::strata strata_trace_zstd strata_support)
   add_dependencies(sites_folder_test strata_cli strata_record heaptrack_program)
   foreach(dep strata_replayer strata_probe)  # compare replays on glibc
     if(TARGET ${dep})

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <new>
 
+#include "record/recorder/chunk_compression.hpp"
 #include "record/recorder/drag.hpp"
 #include "record/recorder/events.hpp"
 #include "record/recorder/large.hpp"
@@ -71,7 +72,7 @@ void startWriter() noexcept {
   ++gCore.hot.generation;
   gCore.writer = new (gCore.writerStorage) Writer(gCore.buffer, kBufferBytes,
                                                  strata::trace::FdSink{gTraceFile.fd},
-                                                 siteBuffer());
+                                                 siteBuffer(), chunkCompressor());
   char exe[strata::trace::kMaxProgramPath + 1];
   const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
   exe[n > 0 ? n : 0] = '\0';
@@ -233,6 +234,7 @@ __attribute__((constructor(101))) void startRecorder() {
     return;
   gLarge.threshold = largeThreshold(::getenv(env::kTouchMin));
   gTouchSampling.all = env::settingOn(::getenv(env::kTouchAll));
+  initChunkCompression();
   strata::record::initThreadHooks({threadStarted, threadEnded});
   startWriter();
   installSignalHandlers();

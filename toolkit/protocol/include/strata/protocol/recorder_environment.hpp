@@ -33,10 +33,12 @@ inline constexpr char kTouchOff[] = "off";
 // On/off settings: on when set and neither empty nor "0". kOn is what the toolkit sets.
 // kTouchAll measures every large object (no sampling); kSites records allocation sites;
 // kDrag tells the drag tool of `strata drag` where each object lives (Valgrind requests,
-// strata/protocol/drag.h).
+// strata/protocol/drag.h); kPlain writes plain event chunks (format version 2) rather than
+// zstd-compressed ones (version 3, the default).
 inline constexpr char kTouchAll[] = "STRATA_TRACE_TOUCH_ALL";
 inline constexpr char kSites[] = "STRATA_TRACE_SITES";
 inline constexpr char kDrag[] = "STRATA_TRACE_DRAG";
+inline constexpr char kPlain[] = "STRATA_TRACE_PLAIN";
 inline constexpr char kOn[] = "1";
 
 // Whether an on/off setting's value (getenv's, null when unset) turns it on.

@@ -1,4 +1,4 @@
-// The Strata allocation trace format, version 2 (version 1 still read): constants, the event model, LEB128 varints
+// The Strata allocation trace format, version 3 (versions 1 and 2 still read): constants, the event model, LEB128 varints
 // and CRC-32. Shared by TraceWriter (which runs inside an LD_PRELOADed recorder, so this
 // header uses only the language and libc: no allocation, no exceptions) and TraceReader.
 // The byte-level specification is docs/toolkit/trace-format.md; keep the two in step.
@@ -11,7 +11,11 @@ namespace strata::trace {
 
 // File header: "STRATATR", version u16, flags u16, reserved u32 (all little-endian).
 inline constexpr unsigned char kFileMagic[8] = {'S', 'T', 'R', 'A', 'T', 'A', 'T', 'R'};
-inline constexpr std::uint16_t kFormatVersion = 2;
+// The newest version a reader accepts. Version 3 is version 2 that may also hold compressed
+// event chunks; a writer that does not compress writes kPlainFormatVersion, so that its files
+// stay readable by readers that predate compression.
+inline constexpr std::uint16_t kFormatVersion = 3;
+inline constexpr std::uint16_t kPlainFormatVersion = 2;
 // The oldest version a reader still accepts. Version 1 has no touch or thread events and no
 // program chunk; it is otherwise identical.
 inline constexpr std::uint16_t kOldestFormatVersion = 1;
@@ -21,6 +25,11 @@ inline constexpr std::size_t kFileHeaderSize = 16;
 inline constexpr std::size_t kChunkHeaderSize = 16;
 inline constexpr std::uint32_t kEventChunkMagic = 0x4B435453u;    // bytes "STCK"
 inline constexpr std::uint32_t kTrailerChunkMagic = 0x4C545453u;  // bytes "STTL"
+// Version 3: an event chunk whose payload is compressed with zstd. Its payload on disk is the
+// decompressed length (u32, at most kMaxChunkPayload), then one zstd frame of the payload of
+// an ordinary event chunk; the header's count is the events, its CRC covers the bytes on disk.
+inline constexpr std::uint32_t kCompressedChunkMagic = 0x5A435453u;  // bytes "STCZ"
+inline constexpr std::size_t kCompressedPrefix = 4;  // the decompressed length before the frame
 // Version 2: the program chunk (which process wrote the trace), first after the file header.
 inline constexpr std::uint32_t kProgramChunkMagic = 0x47505453u;  // bytes "STPG"
 // Longest program path a program chunk carries (longer ones are cut).

@@ -26,6 +26,7 @@ enum class ErrorKind : std::uint8_t {
   DataAfterTrailer,  // bytes after the trailer chunk
   ReadFailed,        // the source reported an I/O error
   BadSites,          // a CRC-valid sites or modules chunk that does not decode
+  BadCompression,    // a CRC-valid compressed chunk that does not decompress to its length
 };
 
 inline const char* errorKindName(ErrorKind k) noexcept {
@@ -45,6 +46,7 @@ inline const char* errorKindName(ErrorKind k) noexcept {
     case ErrorKind::DataAfterTrailer: return "data after trailer";
     case ErrorKind::ReadFailed: return "read error";
     case ErrorKind::BadSites: return "malformed sites or modules chunk";
+    case ErrorKind::BadCompression: return "malformed compressed chunk";
   }
   return "unknown error";
 }

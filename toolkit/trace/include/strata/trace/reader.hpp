@@ -3,8 +3,10 @@
 // before any of its events is returned; a truncated, corrupt or wrong-version file gives an
 // error value naming the file offset of the bad header or chunk and the reason. It never
 // aborts and never reads outside its buffer, whatever the input. Cost per event: one decode of
-// ~5 bytes of varints; per chunk: one read and one CRC pass.
+// ~5 bytes of varints; per chunk: one read and one CRC pass, and for a compressed chunk one
+// zstd decompression (compiled in with STRATA_TRACE_ZSTD: compression.hpp).
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -15,6 +17,9 @@
 #include <vector>
 
 #include "strata/trace/format.hpp"
+#if defined(STRATA_TRACE_ZSTD)
+#include "strata/trace/compression.hpp"
+#endif
 #include "strata/trace/read_error.hpp"
 #include "strata/trace/sites.hpp"
 #include "strata/trace/sources.hpp"
@@ -113,7 +118,7 @@ class TraceReader {
     const std::uint16_t known = version_ >= 2 ? kKnownFileFlags : 0;
     if ((flags & ~known) != 0 || getU32(h + 12) != 0)
       return fail(ErrorKind::BadFileFlags, 10,
-                  "flags 0x" + hex(flags) + ": only SITES (0x0001, version 2) is known; "
+                  "flags 0x" + hex(flags) + ": only SITES (0x0001, version 2 and later) is known; "
                   "reserved bytes must be zero");
     hasSites_ = (flags & kFileFlagSites) != 0;
     return true;
@@ -137,12 +142,18 @@ class TraceReader {
     const std::uint32_t len = getU32(h + 4);
     const std::uint32_t count = getU32(h + 8);
     const bool programChunk = magic == kProgramChunkMagic && version_ >= 2;
+    const bool packed = magic == kCompressedChunkMagic;
+    if (packed && version_ < 3)
+      return fail(ErrorKind::BadChunkMagic, chunkOffset_,
+                  "a compressed event chunk in a version " + std::to_string(version_) +
+                      " file (compressed chunks are version 3)");
     const bool siteChunk = magic == kSitesChunkMagic || magic == kModulesChunkMagic;
     if (siteChunk && !hasSites_)
       return fail(ErrorKind::BadChunkMagic, chunkOffset_,
                   std::string(magic == kSitesChunkMagic ? "a sites" : "a modules") +
                       " chunk in a trace without the SITES flag");
-    if (magic != kEventChunkMagic && magic != kTrailerChunkMagic && !programChunk && !siteChunk)
+    if (magic != kEventChunkMagic && magic != kTrailerChunkMagic && !programChunk && !siteChunk &&
+        !packed)
       return fail(ErrorKind::BadChunkMagic, chunkOffset_, "magic 0x" + hex(magic));
     if (programChunk && (chunkOffset_ != kFileHeaderSize || count != 0))
       return fail(ErrorKind::BadChunkMagic, chunkOffset_,
@@ -150,7 +161,7 @@ class TraceReader {
     if (len > kMaxChunkPayload)
       return fail(ErrorKind::ChunkTooLarge, chunkOffset_,
                   "payload length " + std::to_string(len));
-    payload_.resize(len);
+    setSize(payload_, len);
     const std::ptrdiff_t pgot = readFully(payload_.data(), len);
     if (pgot < 0) return fail(ErrorKind::ReadFailed, chunkOffset_, "reading a chunk payload");
     if (static_cast<std::size_t>(pgot) < len)
@@ -164,6 +175,7 @@ class TraceReader {
     if (magic == kTrailerChunkMagic) return readTrailer(count);
     if (programChunk) return readProgram();
     if (siteChunk) return readSites(magic, count);
+    if (packed && !unpack()) return false;
 
     std::uint64_t base = 0;
     p_ = getVarint(p_, end_, base);
@@ -183,6 +195,49 @@ class TraceReader {
     prevTime_ = 0;
     ++chunks_;
     return true;
+  }
+
+  // Replaces the compressed payload [p_, end_) by what it decompresses to, in raw_: the
+  // decompressed length first (at most kMaxChunkPayload, so a corrupt one cannot make the
+  // reader allocate more than a chunk), then exactly that many bytes from the zstd frame.
+  bool unpack() {
+    const std::size_t len = static_cast<std::size_t>(end_ - p_);
+    if (len < kCompressedPrefix)
+      return fail(ErrorKind::BadCompression, chunkOffset_,
+                  "payload of " + std::to_string(len) + " bytes has no decompressed length");
+    const std::uint32_t raw = getU32(p_);
+    if (raw > kMaxChunkPayload)
+      return fail(ErrorKind::ChunkTooLarge, chunkOffset_,
+                  "decompressed length " + std::to_string(raw));
+#if defined(STRATA_TRACE_ZSTD)
+    setSize(raw_, raw);
+    std::size_t got = 0;
+    const char* why =
+        zstd_.decompress(p_ + kCompressedPrefix, len - kCompressedPrefix, raw_.data(), raw, got);
+    if (why != nullptr)
+      return fail(ErrorKind::BadCompression, chunkOffset_,
+                  std::string(why) + " (" + std::to_string(raw) + " bytes" +
+                      (got != 0 ? ", gave " + std::to_string(got) : std::string()) + ")");
+    p_ = raw_.data();
+    end_ = p_ + raw;
+    return true;
+#else
+    return fail(ErrorKind::BadCompression, chunkOffset_,
+                "a compressed event chunk, and this reader was built without zstd "
+                "(STRATA_TRACE_ZSTD, the CMake target strata::trace_zstd)");
+#endif
+  }
+
+  // Makes `buffer` n bytes long, its old contents dropped: a larger buffer is allocated only
+  // after the old one is freed, so the two are never resident at once (a replayer's peak
+  // memory would count both).
+  static void setSize(std::vector<unsigned char, Alloc>& buffer, std::size_t n) {
+    if (n > buffer.capacity()) {
+      buffer.clear();
+      buffer.shrink_to_fit();
+      buffer.reserve(std::max(n, std::min(kMaxChunkPayload, n + n / 8)));  // room to vary
+    }
+    buffer.resize(n);
   }
 
   bool readTrailer(std::uint32_t count) {
@@ -324,6 +379,10 @@ class TraceReader {
 
   Source src_;
   std::vector<unsigned char, Alloc> payload_;
+#if defined(STRATA_TRACE_ZSTD)
+  std::vector<unsigned char, Alloc> raw_;  // a compressed chunk's payload, decompressed
+  ZstdDecompressor<Alloc> zstd_;
+#endif
   const unsigned char* p_ = nullptr;
   const unsigned char* end_ = nullptr;
   std::uint64_t offset_ = 0;

@@ -1,9 +1,10 @@
 // TraceWriter: encodes allocation events into the chunked trace format (docs/toolkit/trace-format.md)
 // inside a fixed buffer the caller gives it, and hands each full chunk to a write(2)-style
 // sink. Built for an LD_PRELOADed recorder: once constructed it never allocates, never throws
-// and calls nothing but the sink and memcpy. It is not thread-safe (the recorder serialises or
+// and calls nothing but the sink, memcpy and its compressor. It is not thread-safe (the recorder serialises or
 // keeps one writer per process). Cost per event: about 5 bytes of stores and a few branches;
-// per chunk: one CRC-32 pass over the payload and one sink call.
+// per chunk: one CRC-32 pass over the payload and one sink call, and, for a writer given a
+// ChunkCompressor, one compression of the payload (which must not allocate either).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -42,6 +43,18 @@ struct SiteBuffer {
   std::size_t capacity = 0;
 };
 
+// How a TraceWriter compresses its event chunks (compression.hpp's ZstdCompressor makes one). compress(state, in, n, out, capacity)
+// stores a compressed form of in[0, n) in out[0, capacity) and returns its length, or 0 when
+// it does not fit or fails (the writer then writes the plain chunk); it must not allocate.
+// `out` is the writer's scratch for one compressed chunk: at least its event buffer's size.
+struct ChunkCompressor {
+  std::size_t (*compress)(void* state, const unsigned char* in, std::size_t n,
+                          unsigned char* out, std::size_t capacity) noexcept = nullptr;
+  void* state = nullptr;
+  unsigned char* out = nullptr;
+  std::size_t capacity = 0;
+};
+
 // Sink: any callable bool(const unsigned char* data, std::size_t len) that stores or writes all
 // len bytes and returns false on failure (the writer then stops and ok() turns false).
 template <class Sink>
@@ -60,10 +73,19 @@ class TraceWriter {
   // events then carry a site (defineSite). A site buffer under kMinSiteBuffer bytes leaves the
   // writer failed.
   TraceWriter(unsigned char* buffer, std::size_t capacity, Sink sink, SiteBuffer sites) noexcept
+      : TraceWriter(buffer, capacity, static_cast<Sink&&>(sink), sites, ChunkCompressor{}) {}
+
+  // A writer that compresses its event chunks when `compressor` has a compress function: the
+  // file is then format version 3, and each event chunk is written compressed when that is
+  // smaller, plain otherwise. compressor.out must hold as many bytes as the event buffer (the
+  // writer fails otherwise). Without a compress function the file is version 2, as above.
+  TraceWriter(unsigned char* buffer, std::size_t capacity, Sink sink, SiteBuffer sites,
+              ChunkCompressor compressor) noexcept
       : buf_(buffer), cap_(capacity), sink_(static_cast<Sink&&>(sink)),
-        sbuf_(sites.data), scap_(sites.capacity) {
+        sbuf_(sites.data), scap_(sites.capacity), zip_(compressor) {
     if (buf_ == nullptr || cap_ < kMinWriterBuffer ||
-        (sbuf_ != nullptr && scap_ < kMinSiteBuffer)) {
+        (sbuf_ != nullptr && scap_ < kMinSiteBuffer) ||
+        (zip_.compress != nullptr && (zip_.out == nullptr || zip_.capacity < cap_))) {
       failed_ = true;
       return;
     }
@@ -71,7 +93,7 @@ class TraceWriter {
     if (scap_ > kChunkHeaderSize + kMaxChunkPayload) scap_ = kChunkHeaderSize + kMaxChunkPayload;
     unsigned char h[kFileHeaderSize] = {};
     std::memcpy(h, kFileMagic, sizeof kFileMagic);
-    putU16(h + 8, kFormatVersion);
+    putU16(h + 8, compresses() ? kFormatVersion : kPlainFormatVersion);
     putU16(h + 10, sbuf_ != nullptr ? kFileFlagSites : 0);
     emit(h, sizeof h);
   }
@@ -239,10 +261,13 @@ class TraceWriter {
     }
     if (chunkEvents_ == 0) return true;
     const std::size_t len = pos_ - kChunkHeaderSize;
-    writeChunkHeader(kEventChunkMagic, len, chunkEvents_);
+    const std::uint32_t count = chunkEvents_;
     chunkEvents_ = 0;
     pos_ = 0;
     prevTime_ = 0;
+    if (compresses() && emitCompressed(len, count)) return true;
+    if (failed_) return false;
+    writeChunkHeader(kEventChunkMagic, len, count);
     return emit(buf_, kChunkHeaderSize + len);
   }
 
@@ -262,6 +287,9 @@ class TraceWriter {
   }
 
   bool ok() const noexcept { return !failed_; }
+  // Whether event chunks are compressed when that is smaller (a version 3 file).
+  bool compresses() const noexcept { return zip_.compress != nullptr; }
+  std::uint64_t compressedChunks() const noexcept { return zchunks_; }  // of chunks()
   std::uint64_t events() const noexcept { return events_; }    // events appended
   std::uint64_t objects() const noexcept { return nextId_; }   // ids handed out
   std::uint64_t threads() const noexcept { return threads_; }  // highest thread index + 1
@@ -310,6 +338,24 @@ class TraceWriter {
     ++events_;
   }
 
+  // Writes the event chunk buffered in buf_ (payload `len` bytes, `count` events) compressed,
+  // when zstd makes it smaller on disk. False when it did not (nothing written: the caller
+  // writes it plain) or the sink failed.
+  bool emitCompressed(std::size_t len, std::uint32_t count) noexcept {
+    constexpr std::size_t kPrefix = kChunkHeaderSize + kCompressedPrefix;
+    if (len <= kCompressedPrefix + 1) return false;
+    std::size_t room = zip_.capacity - kPrefix;
+    if (room > len - kCompressedPrefix - 1) room = len - kCompressedPrefix - 1;
+    unsigned char* z = zip_.out;
+    const std::size_t packed = zip_.compress(zip_.state, buf_ + kChunkHeaderSize, len,
+                                             z + kPrefix, room);
+    if (packed == 0 || packed > room) return false;
+    putU32(z + kChunkHeaderSize, static_cast<std::uint32_t>(len));
+    writeChunkHeader(kCompressedChunkMagic, kCompressedPrefix + packed, count, z);
+    ++zchunks_;
+    return emit(z, kPrefix + packed);
+  }
+
   void writeChunkHeader(std::uint32_t magic, std::size_t len, std::uint64_t count,
                         unsigned char* at = nullptr) noexcept {
     unsigned char* b = at == nullptr ? buf_ : at;
@@ -317,7 +363,7 @@ class TraceWriter {
     putU32(b + 4, static_cast<std::uint32_t>(len));
     putU32(b + 8, static_cast<std::uint32_t>(count));
     putU32(b + 12, crc32(b + kChunkHeaderSize, len));
-    if (magic == kEventChunkMagic) ++chunks_;
+    if (magic == kEventChunkMagic || magic == kCompressedChunkMagic) ++chunks_;
   }
   bool emit(const unsigned char* data, std::size_t len) noexcept {
     if (!sink_(data, len)) {
@@ -350,6 +396,8 @@ class TraceWriter {
   std::size_t spos_ = 0;
   std::uint64_t sites_ = 0;      // sites defined
   std::uint32_t chunkSites_ = 0;
+  ChunkCompressor zip_;          // compress == nullptr: plain event chunks (version 2)
+  std::uint64_t zchunks_ = 0;    // event chunks written compressed
 };
 
 }  // namespace strata::trace
