@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -31,13 +32,20 @@ using trace::Op;
 enum class Kind : std::uint8_t { LiveObject, LiveReap };
 
 // Per-id state of what is live (a LiveTable, so memory follows the live set): what the
-// lifetime histograms need.
+// lifetime histograms and the figures by site need (32 bytes).
 struct Slot {
   std::uint64_t size = 0;
   std::uint64_t birthBytes = 0;  // totalBytes right after this object was created
   std::uint64_t birthTime = 0;
+  std::uint32_t site = 0;
   Kind kind = Kind::LiveObject;
 };
+
+// A site id as a Slot keeps it: one past 32 bits counts as unknown (0), as a site beyond the
+// trace's table does, and a table of 2^32 sites would not fit in memory anyway.
+std::uint32_t slotSite(std::uint64_t site) {
+  return site <= std::numeric_limits<std::uint32_t>::max() ? static_cast<std::uint32_t>(site) : 0;
+}
 
 // Adds one value to a log2 histogram, growing it as needed (trailing buckets stay non-empty).
 void add(Log2Histogram& h, std::uint64_t v) {
@@ -75,7 +83,7 @@ class Accumulator {
         break;
       case Op::ReapCreate:
         if (!failed) {
-          slots_[e.object] = Slot{0, 0, 0, Kind::LiveReap};
+          slots_[e.object] = Slot{0, 0, 0, 0, Kind::LiveReap};
           ++s_.reaps;
           if (e.target != kNoObject) members_[e.target].push_back(e.object);
         }
@@ -139,10 +147,10 @@ class Accumulator {
     ++s_.totalObjects;
     s_.totalBytes += e.size;
     add(s_.sizes, e.size);
-    slots_[e.object] = Slot{e.size, s_.totalBytes, e.timeNs, Kind::LiveObject};
+    slots_[e.object] = Slot{e.size, s_.totalBytes, e.timeNs, slotSite(e.site), Kind::LiveObject};
     liveBytes_ += e.size;
     ++liveObjects_;
-    if (tally_ != nullptr) tally_->born(e.object, e.site, e.size, s_.events);
+    if (tally_ != nullptr) tally_->born(e.object, slotSite(e.site), e.size);
     if (liveBytes_ > s_.peakLiveBytes) {
       s_.peakLiveBytes = liveBytes_;
       if (tally_ != nullptr) tally_->peak(s_.events, e.timeNs);
@@ -159,7 +167,7 @@ class Accumulator {
     }
     const Slot o = *live;
     slots_.erase(id);
-    if (tally_ != nullptr) tally_->died(id, s_.events);
+    if (tally_ != nullptr) tally_->died(id, o.site, o.size);
     liveBytes_ -= o.size;
     --liveObjects_;
     add(s_.lifetimeBytes, s_.totalBytes - o.birthBytes);
