@@ -12,12 +12,12 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
-#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 
 #include "strata/trace/reader.hpp"
 #include "strata/trace/live_table.hpp"
+#include "tracetools/reap_members.hpp"
 #include "tracetools/trace_error.hpp"
 
 namespace strata::tracetools {
@@ -85,13 +85,13 @@ class Accumulator {
         if (!failed) {
           slots_[e.object] = Slot{0, 0, 0, 0, Kind::LiveReap};
           ++s_.reaps;
-          if (e.target != kNoObject) members_[e.target].push_back(e.object);
+          if (e.target != kNoObject) member(e.target, e.object);
         }
         break;
       case Op::ReapMalloc:
         if (!failed) {
           birth(e);
-          members_[e.target].push_back(e.object);
+          member(e.target, e.object);
         }
         break;
       case Op::ReapClear:
@@ -174,6 +174,10 @@ class Accumulator {
     add(s_.lifetimeNs, timeNs >= o.birthTime ? timeNs - o.birthTime : 0);
   }
 
+  void member(std::uint64_t reap, std::uint64_t id) {
+    members_.add(reap, id, [this](std::uint64_t m) { return slots_.find(m) != nullptr; });
+  }
+
   // Frees every live object of reap `reap` and of the reaps created under it, and destroys
   // those reaps. Iterative (a worklist), so a deep nesting cannot overflow the stack.
   void clearReap(std::uint64_t reap, std::uint64_t timeNs) {
@@ -184,11 +188,7 @@ class Accumulator {
       work.pop_back();
       if (!top) slots_.erase(r);  // a reap created under the cleared one: destroyed with it
       top = false;
-      const auto it = members_.find(r);
-      if (it == members_.end()) continue;
-      std::vector<std::uint64_t> ids = std::move(it->second);
-      members_.erase(it);
-      for (const std::uint64_t id : ids) {
+      for (const std::uint64_t id : members_.take(r)) {
         const Slot* m = slots_.find(id);
         if (m == nullptr) continue;  // freed already, or a reap destroyed
         if (m->kind == Kind::LiveObject) death(id, timeNs);
@@ -200,7 +200,7 @@ class Accumulator {
   TraceStats& s_;
   SiteTally* tally_;
   trace::LiveTable<Slot> slots_;
-  std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> members_;  // reap -> ids in it
+  ReapMembers members_;
   std::vector<bool> seenThread_;
   std::unordered_set<std::uint32_t> seenHighThreads_;
   std::uint64_t liveBytes_ = 0;

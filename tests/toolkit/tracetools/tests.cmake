@@ -27,6 +27,7 @@ strata_gtest(tracetools_test
   ${CMAKE_CURRENT_LIST_DIR}/workloads_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/mtrace_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/site_stats_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/site_tally_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/heaptrack_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/heaptrack_input_test.cpp)
 target_compile_definitions(tracetools_test PRIVATE
