@@ -150,10 +150,10 @@ class Exporter {
     ++lines_;
   }
   void minus(std::uint64_t id) {
-    const std::uint64_t a = addressOf(id);
-    if (a == 0) return;
-    std::fprintf(f_, "- %#" PRIx64 "\n", a);
-    live_.erase(id);
+    const Placed* p = live_.find(id);
+    if (p == nullptr || p->reap) return;
+    std::fprintf(f_, "- %#" PRIx64 "\n", p->address);
+    live_.eraseFound(p);
     ++lines_;
   }
   void bang(std::uint64_t addr, std::uint64_t size) {

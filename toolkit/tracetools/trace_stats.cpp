@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -47,12 +48,19 @@ std::uint32_t slotSite(std::uint64_t site) {
   return site <= std::numeric_limits<std::uint32_t>::max() ? static_cast<std::uint32_t>(site) : 0;
 }
 
-// Adds one value to a log2 histogram, growing it as needed (trailing buckets stay non-empty).
-void add(Log2Histogram& h, std::uint64_t v) {
-  const std::size_t bucket = v <= 1 ? 0 : static_cast<std::size_t>(63 - __builtin_clzll(v));
-  if (h.counts.size() <= bucket) h.counts.resize(bucket + 1, 0);
-  ++h.counts[bucket];
-}
+// A log2 histogram being filled: every bucket there is, so adding is one increment; the
+// trailing empty ones dropped at the end.
+struct Buckets {
+  std::array<std::uint64_t, 64> counts{};
+  void add(std::uint64_t v) {
+    ++counts[v <= 1 ? 0 : static_cast<std::size_t>(63 - __builtin_clzll(v))];
+  }
+  Log2Histogram histogram() const {
+    std::size_t n = counts.size();
+    while (n > 0 && counts[n - 1] == 0) --n;
+    return Log2Histogram{std::vector<std::uint64_t>(counts.begin(), counts.begin() + static_cast<std::ptrdiff_t>(n))};
+  }
+};
 
 // The running state of the pass: figures so far, live totals, per-id slots and reap members.
 class Accumulator {
@@ -117,6 +125,9 @@ class Accumulator {
 
   // Fills in the figures derived at the end.
   void finish() {
+    s_.sizes = sizes_.histogram();
+    s_.lifetimeBytes = lifetimeBytes_.histogram();
+    s_.lifetimeNs = lifetimeNs_.histogram();
     s_.neverFreed = liveObjects_;
     s_.averageObjectSize =
         s_.totalObjects == 0 ? 0.0
@@ -146,7 +157,7 @@ class Accumulator {
   void birth(const Event& e) {
     ++s_.totalObjects;
     s_.totalBytes += e.size;
-    add(s_.sizes, e.size);
+    sizes_.add(e.size);
     slots_[e.object] = Slot{e.size, s_.totalBytes, e.timeNs, slotSite(e.site), Kind::LiveObject};
     liveBytes_ += e.size;
     ++liveObjects_;
@@ -166,12 +177,12 @@ class Accumulator {
       return;
     }
     const Slot o = *live;
-    slots_.erase(id);
+    slots_.eraseFound(live);
     if (tally_ != nullptr) tally_->died(id, o.site, o.size);
     liveBytes_ -= o.size;
     --liveObjects_;
-    add(s_.lifetimeBytes, s_.totalBytes - o.birthBytes);
-    add(s_.lifetimeNs, timeNs >= o.birthTime ? timeNs - o.birthTime : 0);
+    lifetimeBytes_.add(s_.totalBytes - o.birthBytes);
+    lifetimeNs_.add(timeNs >= o.birthTime ? timeNs - o.birthTime : 0);
   }
 
   void member(std::uint64_t reap, std::uint64_t id) {
@@ -201,6 +212,7 @@ class Accumulator {
   SiteTally* tally_;
   trace::LiveTable<Slot> slots_;
   ReapMembers members_;
+  Buckets sizes_, lifetimeBytes_, lifetimeNs_;
   std::vector<bool> seenThread_;
   std::unordered_set<std::uint32_t> seenHighThreads_;
   std::uint64_t liveBytes_ = 0;

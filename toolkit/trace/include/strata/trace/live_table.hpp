@@ -47,6 +47,21 @@ class LiveTable {
     std::size_t i = home(id);
     for (; keys_[i] != id; i = (i + 1) & mask_)
       if (keys_[i] == kEmpty) return false;
+    eraseSlot(i);
+    return true;
+  }
+  // Removes the entry `value` is the value of: a pointer find() returned, with no insertion
+  // or removal since (one probe less than erase(id) after a find).
+  void eraseFound(const V* value) { eraseSlot(static_cast<std::size_t>(value - values_.data())); }
+
+  std::size_t size() const { return size_; }
+  // Bytes the table holds (for the bound the tests check).
+  std::size_t capacityBytes() const { return keys_.size() * (sizeof(std::uint64_t) + sizeof(V)); }
+
+  static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
+
+ private:
+  void eraseSlot(std::size_t i) {
     // Backward shift: each later entry of the run whose home is not between the hole and it
     // moves into the hole, so every remaining key stays reachable from its home.
     for (std::size_t j = (i + 1) & mask_; keys_[j] != kEmpty; j = (j + 1) & mask_) {
@@ -59,16 +74,8 @@ class LiveTable {
     }
     keys_[i] = kEmpty;
     --size_;
-    return true;
   }
 
-  std::size_t size() const { return size_; }
-  // Bytes the table holds (for the bound the tests check).
-  std::size_t capacityBytes() const { return keys_.size() * (sizeof(std::uint64_t) + sizeof(V)); }
-
-  static constexpr std::uint64_t kEmpty = ~std::uint64_t{0};
-
- private:
   // Fibonacci hashing spreads the dense, increasing ids over the table.
   std::size_t home(std::uint64_t id) const {
     return static_cast<std::size_t>((id * 0x9E3779B97F4A7C15ull) >> shift_) & mask_;
