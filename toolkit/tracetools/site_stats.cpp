@@ -6,41 +6,6 @@
 
 namespace strata::tracetools {
 
-// Site `site`, about to change: its bytes and objects live at the latest peak saved first
-// when this is its first change since that peak (until then they are its live ones).
-SiteTally::Site& SiteTally::at(std::uint64_t site) {
-  if (site >= sites_.size()) sites_.resize(static_cast<std::size_t>(site) + 1);
-  Site& s = sites_[site];
-  if (s.peakStamp != peaks_) {
-    s.peakBytes = s.liveBytes;
-    s.peakObjects = s.liveObjects;
-    s.peakStamp = peaks_;
-  }
-  return s;
-}
-
-void SiteTally::born(std::uint64_t id, std::uint64_t site, std::uint64_t size) {
-  Site& s = at(site);
-  ++s.allocations;
-  s.bytes += size;
-  s.liveBytes += size;
-  ++s.liveObjects;
-  history_.change(site, size);
-  lastBorn_ = id;
-}
-
-void SiteTally::died(std::uint64_t id, std::uint64_t site, std::uint64_t size) {
-  Site& s = at(site);
-  s.liveBytes -= size;
-  --s.liveObjects;
-  history_.change(site, 0 - size);
-  if (id != lastBorn_) return;
-  // Nothing was allocated since this object: a temporary allocation.
-  lastBorn_ = kNoLastBorn;
-  ++s.temporaryAllocations;
-  s.temporaryBytes += size;
-}
-
 // The per-site figures: counts, bytes, at the peak, at the end (never freed), temporary.
 void SiteTally::figures(SiteStats& s) const {
   for (std::size_t id = 0; id < sites_.size(); ++id) {
