@@ -4,8 +4,13 @@
 # events it makes) generated at each SIZE (million events), then `strata stats`, `strata
 # replay` on glibc, `strata compare --runs 1` on glibc and strata, and `strata report` on it,
 # each timed with its peak RSS (/usr/bin/time: the command and the children it waits for; for
-# replay and compare that is the largest of the replayers). A command whose peak grows with
-# SIZE keeps memory per object ever allocated; a bounded one stays within a few MiB.
+# replay and compare that is the largest of the replayers), and `strata diff` of the trace
+# with itself and `strata export --to mtrace`. Where python3 is installed, a recorded program
+# too: a Python loop that keeps 4,000 buffers live, recorded with --sites at about SIZE million
+# events (`record`), then `strata stats --sites` on it (`sites`; its peak includes addr2line's,
+# which symbolizes the listed sites) and `strata diff` of it with itself (`diff-sites`). A
+# command whose peak grows with SIZE keeps memory per object ever allocated; a bounded one
+# stays within a few MiB.
 #
 # usage: bench/long_run.sh [BUILD_DIR (default build)] [OUT (default long-run)] [SIZE...]
 #        (SIZE default: 10 100; 1000 is a billion events and needs about 5 GB of disk)
@@ -32,14 +37,27 @@ measure() {
     exit 1
   fi
   read -r seconds kib < "$log"
-  printf '%-8s %8s %10s %10.1f\n' "$name" "$size" "$seconds" "$(awk -v k="$kib" 'BEGIN{print k/1024}')"
+  printf '%-10s %8s %10s %10.1f\n' "$name" "$size" "$seconds" "$(awk -v k="$kib" 'BEGIN{print k/1024}')"
 }
 
-printf '%-8s %8s %10s %10s\n' command "M events" seconds "peak MiB"
+printf '%-10s %8s %10s %10s\n' command "M events" seconds "peak MiB"
 for size in "${sizes[@]}"; do
   trace="$out/steady-$size.trace"
   measure generate "$size" "$strata" generate steady --size "$size" -o "$trace"
   measure stats "$size" "$strata" stats "$trace"
+  measure diff "$size" "$strata" diff "$trace" "$trace"
+  measure export "$size" "$strata" export --to mtrace "$trace" -o "$out/steady-$size.mtrace"
+  rm -f "$out/steady-$size.mtrace"
+  if command -v python3 > /dev/null; then
+    recorded="$out/loop-$size.trace"
+    # About 1.75 events an iteration (a malloc and a free, and the interpreter's own).
+    loop="import random
+d = {}
+for i in range(int($size * 570000)): d[i % 4000] = bytearray(random.randrange(16, 4096))"
+    measure record "$size" "$strata" record --sites -o "$recorded" -- python3 -c "$loop"
+    measure sites "$size" "$strata" stats "$recorded" --sites --out "$out/sites-$size"
+    measure diff-sites "$size" "$strata" diff "$recorded" "$recorded"
+  fi
   measure replay "$size" "$strata" replay "$trace" --allocator glibc --no-write
   measure compare "$size" "$strata" compare "$trace" --allocators glibc,strata --runs 1 --no-plots \
     --out "$out/compare-$size"

@@ -22,7 +22,8 @@ constexpr std::string_view kAbout =
     "Writes the trace TRACE as mtrace text (the format of glibc's MALLOC_TRACE) to FILE, with\n"
     "synthesised addresses, unique over the run. Every allocation is a '+' line, every free a\n"
     "'-', a realloc a '<' '>' pair; reap_clear and reap_destroy write a '-' for each live object\n"
-    "of the reap and of the reaps under it. Threads and times are not kept.\n"
+    "of the reap and of the reaps under it. Threads and times are not kept. A free of an\n"
+    "object already freed writes nothing, and a realloc of one is written as realloc(NULL, n).\n"
     "\n";
 
 constexpr std::string_view kNotes =

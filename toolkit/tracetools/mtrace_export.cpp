@@ -10,11 +10,12 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
+#include "strata/trace/live_table.hpp"
 #include "strata/trace/parallel_reader.hpp"
 #include "strata/trace/reader.hpp"
+#include "tracetools/reap_members.hpp"
 #include "tracetools/trace_error.hpp"
 
 namespace strata::tracetools {
@@ -56,7 +57,16 @@ void putSize(std::FILE* f, std::uint64_t size) {
   else std::fprintf(f, " %#" PRIx64 "\n", size);
 }
 
-// Writes mtrace lines for a trace's events: synthesised addresses, reaps expanded.
+// What a live id is in the export: an object at its synthesised address, or a reap.
+struct Placed {
+  std::uint64_t address = 0;
+  bool reap = false;
+};
+
+// Writes mtrace lines for a trace's events: synthesised addresses, reaps expanded. Only the
+// ids live now are kept (a LiveTable), so memory follows the live set. An id no longer live
+// has no address any more: a free of it writes nothing (nor does realloc(p, 0)), a realloc
+// of it is written as realloc(NULL, n) ('+', or '! (nil)' when it failed).
 class Exporter {
  public:
   explicit Exporter(std::FILE* f) : f_(f) {}
@@ -71,38 +81,26 @@ class Exporter {
           ++lines_;
         } else {
           plus(e);
-          if (e.op == Op::ReapMalloc) members_[e.target].push_back(e.object);
+          if (e.op == Op::ReapMalloc) member(e.target, e.object);
         }
         break;
       case Op::Realloc:
-        if (e.target == kNoObject) {
-          if (failed) bang(0, e.size);
-          else plus(e);
-        } else if (!failed) {
-          std::fprintf(f_, "< %#" PRIx64 "\n", addr_[e.target]);
-          live_[e.target] = false;
-          place(e);
-          std::fprintf(f_, "> %#" PRIx64, addr_[e.object]);
-          putSize(f_, e.size);
-          lines_ += 2;
-        } else if (e.size == 0) {
-          minus(e.target);
-        } else {
-          bang(addr_[e.target], e.size);
-        }
+        realloc(e, failed);
         break;
       case Op::Free: case Op::Delete: case Op::ReapFree:
         if (e.object != kNoObject) minus(e.object);
         break;
       case Op::ReapCreate:
         if (!failed) {
-          slot(e.object);
-          if (e.target != kNoObject) members_[e.target].push_back(e.object);
-          reap_[e.object] = true;
+          if (e.target != kNoObject) member(e.target, e.object);
+          live_[e.object] = Placed{0, true};
         }
         break;
       case Op::ReapClear: case Op::ReapDestroy:
         clearReap(e.target);
+        if (e.op == Op::ReapDestroy) {
+          if (const Placed* r = live_.find(e.target); r != nullptr && r->reap) live_.erase(e.target);
+        }
         break;
       case Op::Touch: case Op::ThreadStart: case Op::ThreadEnd:
         break;  // mtrace has no such lines
@@ -112,36 +110,51 @@ class Exporter {
   std::uint64_t lines() const { return lines_; }
 
  private:
-  void slot(std::uint64_t id) {
-    if (id >= addr_.size()) {
-      const std::size_t n = id + 1 > 2 * addr_.size() ? id + 1 : 2 * addr_.size();
-      addr_.resize(n, 0);
-      live_.resize(n, false);
-      reap_.resize(n, false);
+  // The address of live object `id`, or 0 when it is not one.
+  std::uint64_t addressOf(std::uint64_t id) const {
+    const Placed* p = live_.find(id);
+    return p != nullptr && !p->reap ? p->address : 0;
+  }
+  void realloc(const Event& e, bool failed) {
+    const std::uint64_t old = e.target == kNoObject ? 0 : addressOf(e.target);
+    if (failed && e.size == 0 && e.target != kNoObject) {
+      minus(e.target);  // realloc(p, 0) that freed p
+    } else if (old == 0) {
+      if (failed) bang(0, e.size);
+      else plus(e);
+    } else if (!failed) {
+      std::fprintf(f_, "< %#" PRIx64 "\n", old);
+      live_.erase(e.target);
+      const std::uint64_t a = place(e);
+      std::fprintf(f_, "> %#" PRIx64, a);
+      putSize(f_, e.size);
+      lines_ += 2;
+    } else {
+      bang(old, e.size);
     }
   }
   // Gives object e.object a fresh address: after everything handed out so far, aligned to
   // 16 bytes or the requested alignment, with a 16-byte gap like a malloc header.
-  void place(const Event& e) {
-    slot(e.object);
+  std::uint64_t place(const Event& e) {
     std::uint64_t align = 16;
     if ((e.flags & trace::kFlagAligned) && e.alignLog2 < 40 && (std::uint64_t{1} << e.alignLog2) > align)
       align = std::uint64_t{1} << e.alignLog2;
     const std::uint64_t a = (next_ + align - 1) & ~(align - 1);
     next_ = a + ((e.size + 15) & ~std::uint64_t{15}) + 16;
-    addr_[e.object] = a;
-    live_[e.object] = true;
+    live_[e.object] = Placed{a, false};
+    return a;
   }
   void plus(const Event& e) {
-    place(e);
-    std::fprintf(f_, "+ %#" PRIx64, addr_[e.object]);
+    const std::uint64_t a = place(e);
+    std::fprintf(f_, "+ %#" PRIx64, a);
     putSize(f_, e.size);
     ++lines_;
   }
   void minus(std::uint64_t id) {
-    if (id >= addr_.size() || reap_[id]) return;
-    std::fprintf(f_, "- %#" PRIx64 "\n", addr_[id]);
-    live_[id] = false;
+    const Placed* p = live_.find(id);
+    if (p == nullptr || p->reap) return;
+    std::fprintf(f_, "- %#" PRIx64 "\n", p->address);
+    live_.eraseFound(p);
     ++lines_;
   }
   void bang(std::uint64_t addr, std::uint64_t size) {
@@ -150,29 +163,32 @@ class Exporter {
     putSize(f_, size);
     ++lines_;
   }
-  // "-" for every live object of the reap and of the reaps under it (worklist, no recursion).
+  void member(std::uint64_t reap, std::uint64_t id) {
+    members_.add(reap, id, [this](std::uint64_t m) { return live_.find(m) != nullptr; });
+  }
+  // "-" for every live object of the reap and of the reaps under it, which are destroyed
+  // with it (worklist, no recursion).
   void clearReap(std::uint64_t reap) {
     std::vector<std::uint64_t> work{reap};
+    bool top = true;
     while (!work.empty()) {
       const std::uint64_t r = work.back();
       work.pop_back();
-      const auto it = members_.find(r);
-      if (it == members_.end()) continue;
-      const std::vector<std::uint64_t> ids = std::move(it->second);
-      members_.erase(it);
-      for (const std::uint64_t id : ids) {
-        if (reap_[id]) work.push_back(id);
-        else if (live_[id]) minus(id);
+      if (!top) live_.erase(r);
+      top = false;
+      for (const std::uint64_t id : members_.take(r)) {
+        const Placed* p = live_.find(id);
+        if (p == nullptr) continue;
+        if (p->reap) work.push_back(id);
+        else minus(id);
       }
     }
   }
 
   std::FILE* f_;
   std::uint64_t next_ = 0x10000000;
-  std::vector<std::uint64_t> addr_;
-  std::vector<bool> live_;
-  std::vector<bool> reap_;
-  std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> members_;
+  trace::LiveTable<Placed> live_;
+  ReapMembers members_;
   std::uint64_t lines_ = 0;
 };
 

@@ -6,47 +6,38 @@
 
 namespace strata::tracetools {
 
-void SiteTally::born(std::uint64_t id, std::uint64_t site, std::uint64_t size,
-                     std::uint64_t event) {
-  if (id >= objects_.size())
-    objects_.resize(id + 1 > 2 * objects_.size() ? id + 1 : 2 * objects_.size());
-  objects_[id] = TallyObject{site, size, event, kNeverDied};
-  lastBorn_ = id;
-}
-
-void SiteTally::died(std::uint64_t id, std::uint64_t event) {
-  if (id >= objects_.size()) return;
-  TallyObject& o = objects_[id];
-  o.death = event;
-  if (id != lastBorn_) return;
-  // Nothing was allocated since this object: a temporary allocation.
-  lastBorn_ = kNeverDied;
-  if (o.site >= temporary_.size()) temporary_.resize(o.site + 1);
-  ++temporary_[o.site].allocations;
-  temporary_[o.site].bytes += o.size;
-}
-
-// The per-site figures from the objects: counts, bytes, at the peak, at the end, temporary.
+// The per-site figures: counts, bytes, at the peak, at the end (never freed), temporary.
 void SiteTally::figures(SiteStats& s) const {
-  const std::uint64_t sites = s.bySite.size() - 1;
-  for (const TallyObject& o : objects_) {
-    if (o.birth == 0) continue;  // an id that was a reap, or never an object
-    SiteFigures& f = s.bySite[o.site <= sites ? o.site : 0];
-    ++f.allocations;
-    f.bytes += o.size;
-    if (o.birth <= peakEvent_ && o.death > peakEvent_) {
-      ++f.peakLiveObjects;
-      f.peakLiveBytes += o.size;
-    }
-    if (o.death == kNeverDied) {
-      ++f.neverFreedObjects;
-      f.neverFreedBytes += o.size;
-    }
+  for (std::size_t id = 0; id < sites_.size(); ++id) {
+    const Site& site = sites_[id];
+    const bool sincePeak = site.peakStamp == peaks_;
+    SiteFigures& f = s.bySite[id < s.bySite.size() ? id : 0];
+    f.allocations += site.allocations;
+    f.bytes += site.bytes;
+    f.peakLiveBytes += sincePeak ? site.peakBytes : site.liveBytes;
+    f.peakLiveObjects += sincePeak ? site.peakObjects : site.liveObjects;
+    f.neverFreedBytes += site.liveBytes;
+    f.neverFreedObjects += site.liveObjects;
+    f.temporaryAllocations += site.temporaryAllocations;
+    f.temporaryBytes += site.temporaryBytes;
   }
-  for (std::uint64_t site = 0; site < temporary_.size(); ++site) {
-    SiteFigures& f = s.bySite[site <= sites ? site : 0];
-    f.temporaryAllocations += temporary_[site].allocations;
-    f.temporaryBytes += temporary_[site].bytes;
+}
+
+// The moments, every site's bytes live at them, and each site's largest of those.
+void SiteTally::timeline(SiteStats& s) const {
+  const Moments moments = chooseMoments(clock_, events_, kTimelineMoments, peakEvent_, peakNs_);
+  std::vector<std::uint64_t> atPeak(sites_.size()), atEnd(sites_.size());
+  for (std::size_t id = 0; id < sites_.size(); ++id) {
+    atPeak[id] = sites_[id].peakStamp == peaks_ ? sites_[id].peakBytes : sites_[id].liveBytes;
+    atEnd[id] = sites_[id].liveBytes;
+  }
+  s.timeline.liveBytes = history_.timelines(s.bySite.size(), moments.events, peakEvent_, atPeak, atEnd);
+  s.timeline.events = moments.events;
+  s.timeline.ns = moments.ns;
+  if (s.timeline.events.empty()) return;
+  for (SiteFigures& f : s.bySite) {
+    const auto row = s.timeline.site(f.site);
+    f.maxLiveBytes = *std::max_element(row.begin(), row.end());
   }
 }
 
@@ -64,16 +55,7 @@ SiteStats SiteTally::finish(bool present, const trace::SiteTable<>& table) const
     s.frames[id].assign(f.begin(), f.end());
   }
   figures(s);
-  const Moments moments = chooseMoments(clock_, events_, kTimelineMoments, peakEvent_, peakNs_);
-  s.timeline.liveBytes = siteTimelines(objects_, s.bySite.size(), moments.events);
-  s.timeline.events = moments.events;
-  s.timeline.ns = moments.ns;
-  if (!s.timeline.events.empty()) {
-    for (SiteFigures& f : s.bySite) {
-      const auto row = s.timeline.site(f.site);
-      f.maxLiveBytes = *std::max_element(row.begin(), row.end());
-    }
-  }
+  timeline(s);
   s.curve = curve_.finish();
   for (std::size_t i = 0; i < table.moduleCount(); ++i) {
     const trace::ModuleInfo m = table.module(i);

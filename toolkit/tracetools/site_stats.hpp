@@ -3,7 +3,7 @@
 // the bytes of them live at the trace's peak (the first event at which live bytes reached
 // their maximum), those never freed, its temporary allocations, and the bytes it held live at
 // evenly spaced moments of the run; with the program's live bytes over the run.
-// computeStats fills a SiteStats when asked; SiteTally is the per-object bookkeeping it feeds.
+// computeStats fills a SiteStats when asked; SiteTally is the bookkeeping by site it feeds.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "tracetools/site_history.hpp"
 #include "tracetools/site_timeline.hpp"
 #include "strata/trace/sites.hpp"
 
@@ -64,41 +65,94 @@ struct SiteStats {
   LiveCurve curve;        // the program's live bytes over the run
 };
 
-// Per-object birth, death and site, kept in a vector indexed by the dense object id, so the
-// figures at the peak and at the moments can be worked out once the trace's length and peak
-// are known; temporary allocations counted as they end; the curve and the clock of the
-// moments fed every event. Cost: 32 bytes an object, 1.6 KiB a site at the end (its timeline),
+// The figures by site kept as the trace is read, with no record per object: the caller keeps
+// each live object's site and size (computeStats keeps them in its table of what is live) and
+// says when one is born and when one dies. Each site's bytes and objects live at the trace's
+// peak are saved lazily (the first time the site changes after a new peak); its bytes live at
+// the timeline's moments come from a SiteHistory; the curve and the clock of the moments are
+// fed every event. Cost: about 100 bytes a site while reading, the history (at most 128 KiB
+// a site, far less for a site that is seldom used), 1.6 KiB a site at the end (its timeline),
 // and a few hundred KiB for the curve and the clock.
 class SiteTally {
  public:
-  void born(std::uint64_t id, std::uint64_t site, std::uint64_t size, std::uint64_t event);
-  void died(std::uint64_t id, std::uint64_t event);
+  // Object `id` created at site `site` with `size` bytes.
+  void born(std::uint64_t id, std::uint64_t site, std::uint64_t size);
+  // Live object `id`, born at `site` with `size` bytes, ended.
+  void died(std::uint64_t id, std::uint64_t site, std::uint64_t size);
+  // A new peak of the program's live bytes at this event.
   void peak(std::uint64_t event, std::uint64_t ns) {
     peakEvent_ = event;
     peakNs_ = ns;
+    ++peaks_;
   }
   // After every event: the program's live bytes then, and the event's time.
   void tick(std::uint64_t event, std::uint64_t ns, std::uint64_t liveBytes) {
     curve_.add(event, ns, liveBytes);
     clock_.add(event, ns);
+    history_.tick(event);
     events_ = event;
   }
   // The figures, with the frames and modules the reader read.
   SiteStats finish(bool present, const trace::SiteTable<>& table) const;
 
  private:
-  struct Temporary {
+  // One site while the trace is read.
+  struct Site {
     std::uint64_t allocations = 0, bytes = 0;
+    std::uint64_t liveBytes = 0, liveObjects = 0;  // now
+    std::uint64_t peakBytes = 0, peakObjects = 0;  // at the peak, when peakStamp == peaks_
+    std::uint64_t peakStamp = 0;
+    std::uint64_t temporaryAllocations = 0, temporaryBytes = 0;
   };
+  Site& at(std::uint64_t site);
   void figures(SiteStats& s) const;
+  void timeline(SiteStats& s) const;
 
-  std::vector<TallyObject> objects_;
-  std::vector<Temporary> temporary_;   // by site id
+  std::vector<Site> sites_;  // by site id as the events name them
   // The last object born, while it lives: freed now, it is temporary (no allocation since).
-  std::uint64_t lastBorn_ = kNeverDied;
-  std::uint64_t peakEvent_ = 0, peakNs_ = 0, events_ = 0;
+  std::uint64_t lastBorn_ = kNoLastBorn;
+  static constexpr std::uint64_t kNoLastBorn = ~std::uint64_t{0};
+  std::uint64_t peakEvent_ = 0, peakNs_ = 0, peaks_ = 0, events_ = 0;
   LiveCurveBuilder curve_;
   EventClock clock_;
+  SiteHistory history_;
 };
+
+// Inline: called for every object born and freed.
+
+// Site `site`, about to change: its bytes and objects live at the latest peak saved first
+// when this is its first change since that peak (until then they are its live ones).
+inline SiteTally::Site& SiteTally::at(std::uint64_t site) {
+  if (site >= sites_.size()) sites_.resize(static_cast<std::size_t>(site) + 1);
+  Site& s = sites_[site];
+  if (s.peakStamp != peaks_) {
+    s.peakBytes = s.liveBytes;
+    s.peakObjects = s.liveObjects;
+    s.peakStamp = peaks_;
+  }
+  return s;
+}
+
+inline void SiteTally::born(std::uint64_t id, std::uint64_t site, std::uint64_t size) {
+  Site& s = at(site);
+  ++s.allocations;
+  s.bytes += size;
+  s.liveBytes += size;
+  ++s.liveObjects;
+  history_.change(site, size);
+  lastBorn_ = id;
+}
+
+inline void SiteTally::died(std::uint64_t id, std::uint64_t site, std::uint64_t size) {
+  Site& s = at(site);
+  s.liveBytes -= size;
+  --s.liveObjects;
+  history_.change(site, 0 - size);
+  if (id != lastBorn_) return;
+  // Nothing was allocated since this object: a temporary allocation.
+  lastBorn_ = kNoLastBorn;
+  ++s.temporaryAllocations;
+  s.temporaryBytes += size;
+}
 
 }  // namespace strata::tracetools

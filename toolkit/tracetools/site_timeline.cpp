@@ -1,41 +1,10 @@
-// The live-bytes curve, the event clock, the moments and the sites' timelines
-// (site_timeline.hpp).
+// The live-bytes curve, the event clock and the moments (site_timeline.hpp).
 #include "tracetools/site_timeline.hpp"
 
 #include <algorithm>
 
 namespace strata::tracetools {
 namespace {
-
-// lower_bound over sorted moments in O(1) a query: a table gives, for each cell of `width`
-// events, the first moment at or after the cell's start; cells are a quarter of the moments'
-// spacing, so a query steps over at most a moment or two from there.
-class MomentLocator {
- public:
-  explicit MomentLocator(std::span<const std::uint64_t> moments) : m_(moments) {
-    if (m_.empty()) return;
-    const std::uint64_t cells = 4 * m_.size() + 1;
-    width_ = m_.back() / cells + 1;
-    first_.resize(m_.back() / width_ + 2);
-    std::size_t j = 0;
-    for (std::size_t c = 0; c < first_.size(); ++c) {
-      while (j < m_.size() && m_[j] < c * width_) ++j;
-      first_[c] = static_cast<std::uint32_t>(j);
-    }
-  }
-  // The index of the first moment >= event (moments.size() when none is).
-  std::size_t lowerBound(std::uint64_t event) const {
-    if (m_.empty() || event > m_.back()) return m_.size();
-    std::size_t j = first_[event / width_];
-    while (m_[j] < event) ++j;
-    return j;
-  }
-
- private:
-  std::span<const std::uint64_t> m_;
-  std::uint64_t width_ = 1;
-  std::vector<std::uint32_t> first_;
-};
 
 // The index of the sample whose event is nearest `target` (the earlier one on a tie).
 std::size_t nearest(const std::vector<std::uint64_t>& events, std::uint64_t target) {
@@ -128,35 +97,6 @@ Moments chooseMoments(const EventClock& clock, std::uint64_t events, std::size_t
     }
   }
   return m;
-}
-
-std::vector<std::uint64_t> siteTimelines(std::span<const TallyObject> objects,
-                                         std::size_t sites, std::span<const std::uint64_t> moments) {
-  const std::size_t k = moments.size();
-  if (k == 0 || sites == 0) return {};
-  // Row r holds k + 1 differences: +size where the object's first moment is, -size after its
-  // last. Unsigned arithmetic wraps, and the running sums come out exact.
-  std::vector<std::uint64_t> diff(sites * (k + 1), 0);
-  const MomentLocator locate(moments);
-  for (const TallyObject& o : objects) {
-    if (o.birth == 0) continue;
-    const std::size_t from = locate.lowerBound(o.birth);
-    const std::size_t to = o.death == kNeverDied ? k : locate.lowerBound(o.death);
-    if (from >= to) continue;  // born and dead between two moments
-    std::uint64_t* row = diff.data() + (o.site < sites ? o.site : 0) * (k + 1);
-    row[from] += o.size;
-    row[to] -= o.size;
-  }
-  // Running sums, each row moved down over the previous row's spare slot.
-  for (std::size_t r = 0; r < sites; ++r) {
-    const std::uint64_t* in = diff.data() + r * (k + 1);
-    std::uint64_t* out = diff.data() + r * k;
-    std::uint64_t live = 0;
-    for (std::size_t j = 0; j < k; ++j) out[j] = live += in[j];
-  }
-  diff.resize(sites * k);
-  diff.shrink_to_fit();
-  return diff;
 }
 
 }  // namespace strata::tracetools

@@ -1,25 +1,16 @@
 // The bytes live over a trace's run, for the figures by site (site_stats.hpp) and the sites
 // document (sites_document.hpp): the program's live bytes downsampled as the trace is read
-// (LiveCurveBuilder), the timestamps of evenly spaced events (EventClock), the moments at
-// which every site's live bytes are taken (chooseMoments), and those bytes worked out from
-// the objects' births and deaths (siteTimelines). Events are counted from 1, as
-// SiteStats::peakEvent; an object is live at event m when it was born at or before m and died
-// after m (or never). Memory stays bounded however long the trace: a few thousand points each.
+// (LiveCurveBuilder), the timestamps of evenly spaced events (EventClock) and the moments at
+// which every site's live bytes are taken (chooseMoments; those bytes are SiteHistory's,
+// site_history.hpp). Events are counted from 1, as SiteStats::peakEvent; an object is live at
+// event m when it was born at or before m and died after m (or never). Memory stays bounded
+// however long the trace: a few thousand points each.
 #pragma once
 #include <cstddef>
 #include <cstdint>
-#include <span>
 #include <vector>
 
 namespace strata::tracetools {
-
-inline constexpr std::uint64_t kNeverDied = ~std::uint64_t{0};
-
-// One object as SiteTally keeps it (32 bytes): its site, size, and the events of its birth
-// and death (kNeverDied while live; birth 0: the id was never an object).
-struct TallyObject {
-  std::uint64_t site = 0, size = 0, birth = 0, death = kNeverDied;
-};
 
 // The program's live bytes over the run, downsampled (SiteStats::curve): points in event
 // order; every bucket of events keeps its minimum and its maximum, so the peak is one of the
@@ -94,12 +85,5 @@ class EventClock {
 // the peak's event inserted in its place when it is not one of them.
 Moments chooseMoments(const EventClock& clock, std::uint64_t events, std::size_t count,
                       std::uint64_t peakEvent, std::uint64_t peakNs);
-
-// The bytes each site held live at each moment: row `site` of the result (sites rows of
-// moments.size() values) is that site's. Difference arrays: one pass over the objects, then
-// one over the rows, O(objects + sites * moments). Objects whose site is >= sites count as
-// site 0.
-std::vector<std::uint64_t> siteTimelines(std::span<const TallyObject> objects,
-                                         std::size_t sites, std::span<const std::uint64_t> moments);
 
 }  // namespace strata::tracetools

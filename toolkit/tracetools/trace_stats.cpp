@@ -7,11 +7,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <unordered_map>
+#include <limits>
 #include <unordered_set>
 #include <span>
 #include <utility>
@@ -19,6 +20,7 @@
 #include "strata/trace/parallel_reader.hpp"
 #include "strata/trace/reader.hpp"
 #include "strata/trace/live_table.hpp"
+#include "tracetools/reap_members.hpp"
 #include "tracetools/trace_error.hpp"
 
 namespace strata::tracetools {
@@ -33,20 +35,34 @@ using trace::Op;
 enum class Kind : std::uint8_t { LiveObject, LiveReap };
 
 // Per-id state of what is live (a LiveTable, so memory follows the live set): what the
-// lifetime histograms need.
+// lifetime histograms and the figures by site need (32 bytes).
 struct Slot {
   std::uint64_t size = 0;
   std::uint64_t birthBytes = 0;  // totalBytes right after this object was created
   std::uint64_t birthTime = 0;
+  std::uint32_t site = 0;
   Kind kind = Kind::LiveObject;
 };
 
-// Adds one value to a log2 histogram, growing it as needed (trailing buckets stay non-empty).
-[[gnu::always_inline]] inline void add(Log2Histogram& h, std::uint64_t v) {
-  const std::size_t bucket = v <= 1 ? 0 : static_cast<std::size_t>(63 - __builtin_clzll(v));
-  if (h.counts.size() <= bucket) [[unlikely]] h.counts.resize(bucket + 1, 0);
-  ++h.counts[bucket];
+// A site id as a Slot keeps it: one past 32 bits counts as unknown (0), as a site beyond the
+// trace's table does, and a table of 2^32 sites would not fit in memory anyway.
+std::uint32_t slotSite(std::uint64_t site) {
+  return site <= std::numeric_limits<std::uint32_t>::max() ? static_cast<std::uint32_t>(site) : 0;
 }
+
+// A log2 histogram being filled: every bucket there is, so adding is one increment; the
+// trailing empty ones dropped at the end.
+struct Buckets {
+  std::array<std::uint64_t, 64> counts{};
+  void add(std::uint64_t v) {
+    ++counts[v <= 1 ? 0 : static_cast<std::size_t>(63 - __builtin_clzll(v))];
+  }
+  Log2Histogram histogram() const {
+    std::size_t n = counts.size();
+    while (n > 0 && counts[n - 1] == 0) --n;
+    return Log2Histogram{std::vector<std::uint64_t>(counts.begin(), counts.begin() + static_cast<std::ptrdiff_t>(n))};
+  }
+};
 
 // The running state of the pass: figures so far, live totals, per-id slots and reap members.
 class Accumulator {
@@ -77,15 +93,15 @@ class Accumulator {
         break;
       case Op::ReapCreate:
         if (!failed) {
-          slots_[e.object] = Slot{0, 0, 0, Kind::LiveReap};
+          slots_[e.object] = Slot{0, 0, 0, 0, Kind::LiveReap};
           ++s_.reaps;
-          if (e.target != kNoObject) members_[e.target].push_back(e.object);
+          if (e.target != kNoObject) member(e.target, e.object);
         }
         break;
       case Op::ReapMalloc:
         if (!failed) {
           birth(e);
-          members_[e.target].push_back(e.object);
+          member(e.target, e.object);
         }
         break;
       case Op::ReapClear:
@@ -111,6 +127,9 @@ class Accumulator {
 
   // Fills in the figures derived at the end.
   void finish() {
+    s_.sizes = sizes_.histogram();
+    s_.lifetimeBytes = lifetimeBytes_.histogram();
+    s_.lifetimeNs = lifetimeNs_.histogram();
     s_.neverFreed = liveObjects_;
     s_.averageObjectSize =
         s_.totalObjects == 0 ? 0.0
@@ -142,11 +161,11 @@ class Accumulator {
   void birth(const Event& e) {
     ++s_.totalObjects;
     s_.totalBytes += e.size;
-    add(s_.sizes, e.size);
-    slots_[e.object] = Slot{e.size, s_.totalBytes, e.timeNs, Kind::LiveObject};
+    sizes_.add(e.size);
+    slots_[e.object] = Slot{e.size, s_.totalBytes, e.timeNs, slotSite(e.site), Kind::LiveObject};
     liveBytes_ += e.size;
     ++liveObjects_;
-    if (tally_ != nullptr) tally_->born(e.object, e.site, e.size, s_.events);
+    if (tally_ != nullptr) tally_->born(e.object, slotSite(e.site), e.size);
     if (liveBytes_ > s_.peakLiveBytes) {
       s_.peakLiveBytes = liveBytes_;
       if (tally_ != nullptr) tally_->peak(s_.events, e.timeNs);
@@ -156,21 +175,22 @@ class Accumulator {
 
   // The end of object `id` (counted in badFrees when it was not a live object).
   void death(std::uint64_t id, std::uint64_t timeNs) {
-    Slot o;
-    if (!slots_.take(id, o)) {
+    const Slot* live = slots_.find(id);
+    if (live == nullptr || live->kind != Kind::LiveObject) {
       ++s_.badFrees;
       return;
     }
-    if (o.kind != Kind::LiveObject) {  // a reap: it stays
-      slots_[id] = o;
-      ++s_.badFrees;
-      return;
-    }
-    if (tally_ != nullptr) tally_->died(id, s_.events);
+    const Slot o = *live;
+    slots_.eraseFound(live);
+    if (tally_ != nullptr) tally_->died(id, o.site, o.size);
     liveBytes_ -= o.size;
     --liveObjects_;
-    add(s_.lifetimeBytes, s_.totalBytes - o.birthBytes);
-    add(s_.lifetimeNs, timeNs >= o.birthTime ? timeNs - o.birthTime : 0);
+    lifetimeBytes_.add(s_.totalBytes - o.birthBytes);
+    lifetimeNs_.add(timeNs >= o.birthTime ? timeNs - o.birthTime : 0);
+  }
+
+  void member(std::uint64_t reap, std::uint64_t id) {
+    members_.add(reap, id, [this](std::uint64_t m) { return slots_.find(m) != nullptr; });
   }
 
   // Frees every live object of reap `reap` and of the reaps created under it, and destroys
@@ -183,11 +203,7 @@ class Accumulator {
       work.pop_back();
       if (!top) slots_.erase(r);  // a reap created under the cleared one: destroyed with it
       top = false;
-      const auto it = members_.find(r);
-      if (it == members_.end()) continue;
-      std::vector<std::uint64_t> ids = std::move(it->second);
-      members_.erase(it);
-      for (const std::uint64_t id : ids) {
+      for (const std::uint64_t id : members_.take(r)) {
         const Slot* m = slots_.find(id);
         if (m == nullptr) continue;  // freed already, or a reap destroyed
         if (m->kind == Kind::LiveObject) death(id, timeNs);
@@ -199,7 +215,8 @@ class Accumulator {
   TraceStats& s_;
   SiteTally* tally_;
   trace::LiveTable<Slot> slots_;
-  std::unordered_map<std::uint64_t, std::vector<std::uint64_t>> members_;  // reap -> ids in it
+  ReapMembers members_;
+  Buckets sizes_, lifetimeBytes_, lifetimeNs_;
   std::vector<bool> seenThread_;
   std::uint64_t lastThread_ = ~std::uint64_t{0};  // the last thread counted (none: no index is this)
   std::unordered_set<std::uint32_t> seenHighThreads_;

@@ -65,9 +65,9 @@ std::string bucketLabel(std::size_t bucket, HistogramUnit unit);
 
 // Reads the trace at `path` and computes its statistics, and when `sites` is given, the
 // figures by allocation site, their timeline and the live-bytes curve (site_stats.hpp; for a
-// trace without sites, present == false and everything at site 0). Without sites its memory
-// follows the objects live at once, not the length of the trace; the figures by site still
-// keep a record per object ever allocated.
+// trace without sites, present == false and everything at site 0). Its memory follows the
+// objects live at once, not the length of the trace; the figures by site add what is kept per
+// site (SiteTally).
 // Throws support::Error naming the file (and the byte offset, for a corrupt trace) when
 // it cannot be read.
 TraceStats computeStats(const std::string& path, SiteStats* sites = nullptr);

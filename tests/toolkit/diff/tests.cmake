@@ -26,3 +26,12 @@ if(TARGET strata_cli)
     endif()
   endforeach()
 endif()
+
+# `strata diff`'s peak memory at a fixed live set and ten times the objects
+# (diff_bounded_test.cpp). Not in a STRATA_SANITIZE build: ASan's quarantine and shadow grow
+# with what the pass frees, not with what it keeps.
+if(TARGET strata_cli AND NOT STRATA_SANITIZE)
+  strata_gtest(diff_bounded_test ${CMAKE_CURRENT_LIST_DIR}/diff_bounded_test.cpp)
+  target_compile_definitions(diff_bounded_test PRIVATE STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>")
+  add_dependencies(diff_bounded_test strata_cli)
+endif()

@@ -218,6 +218,47 @@ TEST(Mtrace, ExportExpandsReapsAndAlignsAddresses) {
   EXPECT_EQ(tt::computeStats(back).neverFreed, 1u);
 }
 
+// The export keeps only the live ids' addresses: an object freed twice is written freed once,
+// a realloc of a freed object as realloc(NULL, n).
+TEST(Mtrace, ExportOfAnObjectAlreadyFreed) {
+  TempDir dir;
+  const std::vector<Event> events = {
+      ev(Op::Malloc, 16),                 // id0
+      ev(Op::Free, 0, kNoObject, 0),      // '-'
+      ev(Op::Free, 0, kNoObject, 0),      // nothing
+      ev(Op::Realloc, 32, 0),             // id1: '+'
+      ev(Op::Realloc, 0, 0, kNoObject, kFlagFailed),  // realloc(freed, 0): nothing
+  };
+  const std::string trace = dir / "f.trace", text = dir / "f.mtrace";
+  writeFile(trace, encode(events));
+  EXPECT_EQ(tt::exportMtrace(trace, text).lines, 3u);
+  const std::string t = slurp(text);
+  EXPECT_EQ(t, "= Start\n+ 0x10000000 0x10\n- 0x10000000\n+ 0x10000020 0x20\n= End\n");
+}
+
+// A reap whose objects are freed one by one, thousands of them, then destroyed: its list of
+// members drops the freed ones as it goes, and the destroy frees exactly those still live.
+TEST(Mtrace, ExportOfALongLivedReap) {
+  TempDir dir;
+  std::vector<Event> events = {ev(Op::ReapCreate, 0, kNoObject, kNoObject, kFlagNull)};  // id0
+  std::uint64_t next = 1;
+  for (int i = 0; i < 5000; ++i) {
+    events.push_back(ev(Op::ReapMalloc, 8, 0));  // id next
+    if (i % 10 != 0) events.push_back(ev(Op::ReapFree, 0, 0, next));
+    ++next;
+  }
+  events.push_back(ev(Op::ReapDestroy, 0, 0));
+  const std::string trace = dir / "l.trace", text = dir / "l.mtrace", back = dir / "b.trace";
+  writeFile(trace, encode(events));
+  EXPECT_EQ(tt::exportMtrace(trace, text).lines, 5000u + 5000u);  // every '+', every '-'
+  const tt::MtraceImportResult im = tt::importMtrace(text, back);
+  EXPECT_EQ(im.unknownFrees, 0u);
+  EXPECT_EQ(tt::computeStats(back).neverFreed, 0u);
+  const tt::TraceStats st = tt::computeStats(trace);
+  EXPECT_EQ(st.neverFreed, 0u);
+  EXPECT_EQ(st.badFrees, 0u);
+}
+
 TEST(Mtrace, ExportOfACorruptTraceNamesTheByteOffset) {
   TempDir dir;
   const std::string trace = dir / "bad.trace";

@@ -27,6 +27,7 @@ strata_gtest(tracetools_test
   ${CMAKE_CURRENT_LIST_DIR}/workloads_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/mtrace_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/site_stats_test.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/site_tally_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/heaptrack_test.cpp
   ${CMAKE_CURRENT_LIST_DIR}/heaptrack_input_test.cpp)
 target_compile_definitions(tracetools_test PRIVATE
@@ -101,4 +102,9 @@ if(TARGET strata_cli AND NOT STRATA_SANITIZE)
   strata_gtest(stats_bounded_test ${CMAKE_CURRENT_LIST_DIR}/stats_bounded_test.cpp)
   target_compile_definitions(stats_bounded_test PRIVATE STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>")
   add_dependencies(stats_bounded_test strata_cli)
+  # The same for `strata stats --sites` and `strata export` (sites_bounded_test.cpp).
+  strata_gtest(sites_bounded_test ${CMAKE_CURRENT_LIST_DIR}/sites_bounded_test.cpp)
+  target_compile_definitions(sites_bounded_test PRIVATE STRATA_CLI_PATH="$<TARGET_FILE:strata_cli>")
+  target_link_libraries(sites_bounded_test PRIVATE strata_trace)
+  add_dependencies(sites_bounded_test strata_cli)
 endif()

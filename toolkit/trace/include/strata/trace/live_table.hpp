@@ -56,6 +56,10 @@ class LiveTable {
     return true;
   }
 
+  // Removes the entry `value` is the value of: a pointer find() returned, with no insertion
+  // or removal since (one probe less than erase(id) after a find).
+  void eraseFound(const V* value) { eraseAt(static_cast<std::size_t>(value - values_.data())); }
+
   std::size_t size() const { return size_; }
   // Bytes the table holds (for the bound the tests check).
   std::size_t capacityBytes() const { return keys_.size() * (sizeof(std::uint64_t) + sizeof(V)); }
