@@ -13,7 +13,10 @@
 # stays within a few MiB.
 #
 # usage: bench/long_run.sh [BUILD_DIR (default build)] [OUT (default long-run)] [SIZE...]
-#        (SIZE default: 10 100; 1000 is a billion events and needs about 5 GB of disk)
+#        (SIZE default: 10 100; 1000 is a billion events and needs about 5 GB of disk, and
+#        35 GB more for export's mtrace text, deleted after it)
+#        LONG_RUN_COMMANDS="stats sites ..." runs only those of the commands named below
+#        (generate always runs; record when sites or diff-sites is asked for).
 # Prints one table row per command and size; exits 1 when a command fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,10 +30,14 @@ strata=$build/bin/strata
 [[ -x /usr/bin/time ]] || { echo "long_run.sh: needs /usr/bin/time (Debian: apt-get install time)" >&2; exit 1; }
 mkdir -p "$out"
 
-# measure NAME SIZE COMMAND...: runs it, prints "NAME SIZE seconds peak-MiB".
+commands=" ${LONG_RUN_COMMANDS:-generate stats diff export record sites diff-sites replay compare report} "
+
+# measure NAME SIZE COMMAND...: runs it, prints "NAME SIZE seconds peak-MiB"; nothing when
+# NAME is not among the commands asked for (generate and record always run when called).
 measure() {
   local name=$1 size=$2
   shift 2
+  [[ $commands == *" $name "* || $name == generate || $name == record ]] || return 0
   local log="$out/$name-$size.time"
   if ! /usr/bin/time -f '%e %M' -o "$log" "$@" > "$out/$name-$size.out" 2>&1; then
     echo "long_run.sh: $name at size $size failed (see $out/$name-$size.out)" >&2
@@ -48,7 +55,7 @@ for size in "${sizes[@]}"; do
   measure diff "$size" "$strata" diff "$trace" "$trace"
   measure export "$size" "$strata" export --to mtrace "$trace" -o "$out/steady-$size.mtrace"
   rm -f "$out/steady-$size.mtrace"
-  if command -v python3 > /dev/null; then
+  if command -v python3 > /dev/null && [[ $commands == *" sites "* || $commands == *" diff-sites "* ]]; then
     recorded="$out/loop-$size.trace"
     # About 1.75 events an iteration (a malloc and a free, and the interpreter's own).
     loop="import random

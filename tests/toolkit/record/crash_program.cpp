@@ -4,6 +4,7 @@
 //   segv    malloc(4343), then a write through a null pointer
 //   _exit   malloc(4444), _exit(5)
 //   exit3   malloc(4545), return 3 from main
+//   many3   100000 malloc(1 + i % 1000), then malloc(4545), return 3 from main
 //   quick   malloc(4646), quick_exit(6)
 //   kill    100000 malloc(1 + i % 1000), then SIGKILL to itself
 //   pipe    malloc(4747), then a write to a pipe with no reader (killed by SIGPIPE)
@@ -39,7 +40,8 @@ int main(int argc, char** argv) {
     escape(malloc(4444));
     _exit(5);
   }
-  if (strcmp(mode, "exit3") == 0) {
+  if (strcmp(mode, "exit3") == 0 || strcmp(mode, "many3") == 0) {
+    if (mode[0] == 'm') many();
     escape(malloc(4545));
     return 3;
   }

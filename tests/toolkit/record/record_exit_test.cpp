@@ -126,6 +126,24 @@ TEST_P(RecordExit, StatusAndTrace) {
 
 INSTANTIATE_TEST_SUITE_P(Ends, RecordExit, testing::ValuesIn(kExitCases), CaseName{});
 
+// A disk that fills during the recording, as a file-size limit of 300 KiB (600 of /bin/sh's
+// 512-byte blocks; past it write(2) fails with EFBIG; SIGXFSZ ignored, as a full disk sends
+// none), in the second of two plain 256 KiB chunks: the recorder says so once and stops, the trace ends at the first chunk
+// (valid, incomplete), and the program runs to its end and exits with its own status.
+TEST(RecordDiskFull, TheRecorderStopsWithAMessageAndTheProgramRunsOn) {
+  TempDir dir;
+  const Result r = run(dir, "ulimit -f 600 && trap '' XFSZ && " + quote(kStrata) +
+                                " record --no-compress -o full.trace -- " + crash("many3"));
+  EXPECT_EQ(r.status, 3) << r.err;
+  EXPECT_NE(r.err.find("strata-record: cannot write trace file"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("File too large; recording stopped, the program runs on"),
+            std::string::npos) << r.err;
+  const TraceFile t = readTraceFile(dir / "full.trace");
+  EXPECT_FALSE(t.complete);
+  EXPECT_GT(t.events.size(), 1000u) << r.err;
+  EXPECT_LE(std::filesystem::file_size(dir / "full.trace"), 300u * 1024);
+}
+
 // Time stamps measure real time on every clock: a 50 ms sleep between two mallocs shows as
 // 50 ms give or take the clock's resolution (coarse: a kernel tick) and scheduling, and no
 // event is stamped earlier than the one before it.

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "common/process.hpp"
+#include "common/peak_memory.hpp"
 #include "strata/trace/writer.hpp"
 
 namespace {
@@ -59,15 +59,7 @@ void writeSitesTrace(const std::string& path, std::uint64_t objects) {
 
 // The peak resident size (KiB) of `strata ARGS...`, which must succeed.
 long peakKiB(const std::vector<std::string>& args) {
-  const RunResult r = strata::test::runProgram(STRATA_CLI_PATH, args);
-  EXPECT_EQ(r.exitCode(), 0) << r.err;
-  return r.maxRssKiB;
-}
-
-void expectBounded(long shortRun, long longRun) {
-  EXPECT_GT(shortRun, 0);
-  EXPECT_LT(longRun - shortRun, 4 * 1024) << "short " << shortRun << " KiB, long " << longRun
-                                          << " KiB";
+  return strata::test::peakKiB(STRATA_CLI_PATH, args);
 }
 
 TEST(StatsSitesBounded, PeakMemoryDoesNotGrowWithTheNumberOfObjectsAtAFixedLiveSet) {
@@ -79,9 +71,7 @@ TEST(StatsSitesBounded, PeakMemoryDoesNotGrowWithTheNumberOfObjectsAtAFixedLiveS
     writeSitesTrace(trace, objects[i]);
     peak[i] = peakKiB({"stats", trace, "--sites", "--out", dir / ("out-" + std::to_string(i))});
   }
-  RecordProperty("short_kib", std::to_string(peak[0]));
-  RecordProperty("long_kib", std::to_string(peak[1]));
-  expectBounded(peak[0], peak[1]);
+  strata::test::expectBounded(peak[0], peak[1]);
 }
 
 TEST(ExportBounded, PeakMemoryDoesNotGrowWithTheNumberOfObjectsAtAFixedLiveSet) {
@@ -89,13 +79,10 @@ TEST(ExportBounded, PeakMemoryDoesNotGrowWithTheNumberOfObjectsAtAFixedLiveSet) 
   long peak[2];
   const char* sizes[2] = {"0.3", "3"};  // 150,000 and 1.5 million objects
   for (int i = 0; i < 2; ++i) {
-    const std::string trace = dir / ("steady-" + std::string(sizes[i]) + ".trace");
-    EXPECT_EQ(peakKiB({"generate", "steady", "--size", sizes[i], "-o", trace}) > 0, true);
+    const std::string trace = strata::test::steadyTrace(STRATA_CLI_PATH, dir, sizes[i]);
     peak[i] = peakKiB({"export", "--to", "mtrace", trace, "-o", trace + ".mtrace"});
   }
-  RecordProperty("short_kib", std::to_string(peak[0]));
-  RecordProperty("long_kib", std::to_string(peak[1]));
-  expectBounded(peak[0], peak[1]);
+  strata::test::expectBounded(peak[0], peak[1]);
 }
 
 }  // namespace

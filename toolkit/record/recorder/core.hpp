@@ -10,6 +10,7 @@
 #include <atomic>
 
 #include "record/recorder/clock.hpp"
+#include "record/recorder/lifecycle.hpp"
 #include "record/recorder/lock.hpp"
 #include "record/recorder/object_map.hpp"
 #include "strata/trace/writer.hpp"
@@ -17,7 +18,7 @@
 namespace strata::record {
 
 using strata::trace::Op;
-using Writer = strata::trace::TraceWriter<strata::trace::FdSink>;
+using Writer = strata::trace::TraceWriter<TraceFileSink>;
 
 // Recorder states: not recording (no STRATA_TRACE_FILE, the file could not be opened, or not
 // initialised yet), recording, or finished (trailer written; later calls pass straight through).

@@ -50,6 +50,8 @@ bool openTrace() noexcept {
     ::snprintf(path, sizeof path, "%s.%ld", gTraceFile.path, static_cast<long>(gTraceFile.pid));
   }
   gTraceFile.fd = ::open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  ::memcpy(gTraceFile.opened, path, sizeof gTraceFile.opened);
+  gTraceFile.written = 0;
   if (gTraceFile.fd < 0) {
     char msg[sizeof path + 160];
     const int len = ::snprintf(msg, sizeof msg,
@@ -65,13 +67,55 @@ bool openTrace() noexcept {
   return true;
 }
 
+namespace {
+
+// The English text of an errno value without strerror, which may translate it with gettext,
+// which calls malloc: the recorder's own, inside which this runs, holding its lock.
+const char* errorText(int e) noexcept {
+  const char* text = ::strerrordesc_np(e);
+  return text != nullptr ? text : "unknown error";
+}
+
+}  // namespace
+
+bool TraceFileSink::operator()(const unsigned char* data, size_t len) const noexcept {
+  const int savedErrno = errno;  // the program's, whose malloc call this may be inside
+  const unsigned long long start = gTraceFile.written;
+  while (len != 0) {
+    const ssize_t w = ::write(fd, data, len);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      const int why = w < 0 ? errno : ENOSPC;
+      char msg[sizeof gTraceFile.opened + 200];
+      const int n = ::snprintf(msg, sizeof msg,
+                               "strata-record: cannot write trace file %s after %llu bytes: %s; "
+                               "recording stopped, the program runs on\n",
+                               gTraceFile.opened, gTraceFile.written, errorText(why));
+      if (n > 0) {
+        const ssize_t ignored = ::write(2, msg, std::min(static_cast<size_t>(n), sizeof msg - 1));
+        (void)ignored;
+      }
+      // What this call wrote of its chunk goes: the trace ends at the chunk before, valid.
+      if (gTraceFile.written != start && ::ftruncate(fd, static_cast<off_t>(start)) == 0)
+        gTraceFile.written = start;
+      errno = savedErrno;
+      return false;
+    }
+    gTraceFile.written += static_cast<unsigned long long>(w);
+    data += w;
+    len -= static_cast<size_t>(w);
+  }
+  errno = savedErrno;
+  return true;
+}
+
 void startWriter() noexcept {
   gCore.hot.startNs = nowNs();
   gCore.hot.lastNs = gCore.hot.startNs;
   gCore.hot.nextThread = 0;
   ++gCore.hot.generation;
   gCore.writer = new (gCore.writerStorage) Writer(gCore.buffer, kBufferBytes,
-                                                 strata::trace::FdSink{gTraceFile.fd},
+                                                 TraceFileSink{gTraceFile.fd},
                                                  siteBuffer(), chunkCompressor());
   char exe[strata::trace::kMaxProgramPath + 1];
   const ssize_t n = ::readlink("/proc/self/exe", exe, sizeof exe - 1);
