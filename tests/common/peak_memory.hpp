@@ -39,4 +39,14 @@ inline void expectBounded(long shortRun, long longRun) {
                                           << " KiB";
 }
 
+// The check above on the steady workload at 0.3 and 3 million events (150,000 and 1.5 million
+// objects, the same 4,096 live): peakAt(dir, size) runs a command on it and gives its peak.
+template <class PeakAt>
+void expectBoundedOnSteady(PeakAt peakAt) {
+  TempDir dir;
+  const long shortRun = peakAt(dir, std::string("0.3"));
+  const long longRun = peakAt(dir, std::string("3"));
+  expectBounded(shortRun, longRun);
+}
+
 }  // namespace strata::test

@@ -19,17 +19,8 @@
 #include "strata/trace/format.hpp"
 #include "strata/trace/reader.hpp"
 #include "strata/trace/writer.hpp"
+#include "toolkit/trace/counting_new.hpp"
 #include "toolkit/trace/trace_test_events.hpp"
-
-// Counts operator new calls, so a test can show the compressing writer does not allocate.
-static std::atomic<std::size_t> gNewCalls{0};
-[[gnu::noinline]] void* operator new(std::size_t n) {
-  gNewCalls.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
-  throw std::bad_alloc();
-}
-[[gnu::noinline]] void operator delete(void* p) noexcept { std::free(p); }
-[[gnu::noinline]] void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace {
 
