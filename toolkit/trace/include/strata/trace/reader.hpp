@@ -224,7 +224,7 @@ class TraceReader {
 #else
     return fail(ErrorKind::BadCompression, chunkOffset_,
                 "a compressed event chunk, and this reader was built without zstd "
-                "(STRATA_TRACE_ZSTD, the CMake target strata::trace_zstd)");
+                "(define STRATA_TRACE_ZSTD and link libzstd to read it)");
 #endif
   }
 
