@@ -202,7 +202,7 @@ class Replay {
 
   // After the measurements: frees what the trace left live, so an in-process replay (tests,
   // bench/replay_harness) does not leak. Objects of a window that was never replayed (the
-  // trace broke in it, or the heap passed its limit) have no pointer yet and are skipped.
+  // trace broke in it) have no pointer yet and are skipped.
   void freeLeftovers() {
     OwnVector<PlanOp> leftovers;
     decoder_.freeLiveObjects(leftovers);
@@ -265,10 +265,11 @@ class Replay {
   }
 
   // Decodes the next window, and grows the object table to the slots it names: a new slot
-  // holds kPending until its object is created (replay_loop.hpp). When the replayer's tables
-  // grew meanwhile, the peak-RSS mark is folded first (measure.hpp): the peak is taken again
-  // from the tables as they are now. A table grows only when the live set reaches a new power
-  // of two, so this is rare.
+  // holds kPending until its object is created (replay_loop.hpp). When the replayer's own
+  // tables grew meanwhile, the peak the peak-RSS mark showed before is kept and the mark reset
+  // (HeapMeter::foldPeak), so the moment a table held its old and new copy is not heap. The
+  // tables grow only when the slots (the objects live, and those a window frees) reach a new
+  // power of two, so this is rare.
   void decodeWindow() {
     const std::uint64_t mappings = ownMappingsMade();
     const std::uint64_t hwmBefore = measuring_ ? meter_.peakByHighWaterMark() : 0;
