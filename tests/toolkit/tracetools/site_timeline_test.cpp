@@ -137,7 +137,7 @@ TEST(LiveCurve, MomentsOfALongRunCarryTheirEventsTimes) {
   for (std::uint64_t e = 1; e <= kEvents; ++e) clock.add(e, 3 * e + 7);
   const tt::Moments m = tt::chooseMoments(clock, kEvents, 200, 1'000'001, 3'000'010);
   ASSERT_EQ(m.events.size(), 201u);
-  const std::uint64_t stride = 1024;  // 5M events over at most 8,192 samples
+  const std::uint64_t stride = 8192;  // 5M events over at most 1,024 samples
   std::size_t j = 0;
   for (std::size_t i = 0; i < m.events.size(); ++i) {
     ASSERT_EQ(m.ns[i], 3 * m.events[i] + 7);
