@@ -182,8 +182,8 @@ std::string summaryLine(const RecordedTrace& t) {
          std::to_string(s.objects) + " objects, " + std::to_string(s.threads) + " threads, " +
          sites + std::to_string(s.bytes) + " bytes, " +
          (s.complete ? "complete"
-                     : "incomplete (no trailer: the process crashed or was killed; every event "
-                       "up to its last write is there)");
+                     : "incomplete (no trailer: the process crashed or was killed, or the "
+                       "recorder could not write; every event up to its last write is there)");
 }
 
 }  // namespace

@@ -142,6 +142,7 @@ TEST(RecordDiskFull, TheRecorderStopsWithAMessageAndTheProgramRunsOn) {
   EXPECT_FALSE(t.complete);
   EXPECT_GT(t.events.size(), 1000u) << r.err;
   EXPECT_LE(std::filesystem::file_size(dir / "full.trace"), 300u * 1024);
+  EXPECT_NE(r.err.find("or the recorder could not write"), std::string::npos) << r.err;
 }
 
 // Time stamps measure real time on every clock: a 50 ms sleep between two mallocs shows as
